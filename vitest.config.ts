@@ -1,0 +1,43 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects. `default` needs only Node and is what `npm test` runs. `vcsim` and `browser`
+// need Debian packages (scripts/install-test-deps) and fail loudly when those are missing;
+// `npm run test:full` runs all three.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/vcsim/**', 'test/browser/**', 'test/live/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'vcsim',
+          include: ['test/vcsim/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'live',
+          include: ['test/live/**/*.test.ts'],
+          testTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
