@@ -91,3 +91,11 @@ export function toPublicError(err: unknown): PublicError {
     hint: 'This is a bug in zerto-rewind-mcp; the server log on stderr has the details.',
   };
 }
+
+/** Rebuilds a throwable error from its public shape (when a finished outcome must be re-raised). */
+export function fromPublicError(e: PublicError): AppError {
+  const options: AppErrorOptions = { retryable: e.retryable };
+  if (e.hint !== undefined) options.hint = e.hint;
+  if (e.details !== undefined) options.details = e.details;
+  return new AppError(e.code, e.message, options);
+}

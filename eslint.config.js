@@ -1,0 +1,68 @@
+// Lint, including the import boundaries of DESIGN section 4: vendor clients know nothing of MCP,
+// core/ imports neither vendor clients nor the SDK, tools/ never reaches the SOAP wire, the
+// dashboard only sees injected ports, and nothing but main.ts (and the lab itself) imports lab/.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const group = (group, message) => ({ group, message });
+
+const NO_LAB = group(['**/lab/**', '../lab/*', './lab/*'], 'Only main.ts and the lab itself import src/lab (DESIGN section 4).');
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.vcsim-build/**', 'coverage/**', 'src/dashboard/static/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', performance: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/main.ts', 'src/lab/**'],
+    rules: restrict([NO_LAB]),
+  },
+  {
+    files: ['src/vsphere/**/*.ts', 'src/zerto/**/*.ts'],
+    rules: restrict([
+      NO_LAB,
+      group(['@modelcontextprotocol/*'], 'Vendor clients know nothing of MCP.'),
+      group(['**/tools/**', '**/dashboard/**', '**/server.js', '**/runtime.js'], 'Vendor clients do not import the tool layer.'),
+      group(['**/core/policy*', '**/core/confirmation*', '**/core/audit*', '**/core/guard*'], 'Vendor clients only use core/errors and core/secrets.'),
+    ]),
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: restrict([
+      NO_LAB,
+      group(['@modelcontextprotocol/*', 'undici'], 'core/ imports neither the SDK nor HTTP clients.'),
+      group(['**/vsphere/**', '**/zerto/**', '**/tools/**', '**/dashboard/**'], 'core/ imports no vendor client, tool or dashboard.'),
+    ]),
+  },
+  {
+    files: ['src/tools/**/*.ts'],
+    rules: restrict([
+      NO_LAB,
+      group(['**/vsphere/soap/**', 'undici', 'fast-xml-parser'], 'tools/ uses vendor facades, never the SOAP wire.'),
+      group(['**/dashboard/**'], 'tools/ does not import the dashboard.'),
+    ]),
+  },
+  {
+    files: ['src/dashboard/**/*.ts'],
+    rules: restrict([
+      NO_LAB,
+      group(['**/tools/**', '**/vsphere/**', '**/zerto/**', '@modelcontextprotocol/*'], 'The dashboard only sees the ports server.ts injects.'),
+    ]),
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.mjs'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

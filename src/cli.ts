@@ -1,0 +1,41 @@
+// Command-line flags. Few on purpose: configuration lives in the environment and files, as MCP
+// clients expect.
+export interface CliOptions {
+  help: boolean;
+  version: boolean;
+  lab: boolean;
+  unknown: string[];
+}
+
+export function parseArgs(argv: string[]): CliOptions {
+  const opts: CliOptions = { help: false, version: false, lab: false, unknown: [] };
+  for (const arg of argv) {
+    if (arg === '--help' || arg === '-h') opts.help = true;
+    else if (arg === '--version' || arg === '-v') opts.version = true;
+    else if (arg === '--lab') opts.lab = true;
+    else opts.unknown.push(arg);
+  }
+  return opts;
+}
+
+export const HELP = `zerto-rewind-mcp: an MCP server (stdio) for VMware vSphere, with Zerto's journal as the undo button.
+
+Usage:
+  zerto-rewind-mcp            serve MCP over stdio, configured by the environment
+  zerto-rewind-mcp --lab      serve MCP against the built-in simulated lab (two vCenters + a ZVM)
+  zerto-rewind-mcp --help | --version
+
+Environment:
+  TARGETS_FILE             vCenter/ESXi targets (default ./targets.yaml)
+  POLICY_FILE              policy rules, hot-reloaded (default ./policy.yaml)
+  ZERTO_REWIND_CONFIG      Zerto sites, guard, catalog (config.json)
+  AUDIT_LOG_PATH           append-only JSONL audit (default ./audit.jsonl)
+  ENABLE_DESTRUCTIVE       register destructive tools (default false)
+  DRY_RUN                  run everything except the change (default false)
+  CONFIRMATION_TTL_SECONDS proposal lifetime (default 120)
+  {PREFIX}_USER/_PASSWORD  credentials per target/site (credential_env_prefix)
+  WEB_UI_ENABLED, WEB_UI_HOST, WEB_UI_PORT, WEB_UI_TOKEN   approval dashboard
+  LOG_LEVEL                pino level for stderr logs (default info)
+
+Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.
+An MCP client starts this program itself; see the README for Claude Desktop, VS Code and Cursor.`;

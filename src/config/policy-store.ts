@@ -1,0 +1,76 @@
+// Holds the current policy and reloads it at the next call after the file changes. A file that
+// stops parsing (or disappears) after start does not fall back to anything: the store reports the
+// error and the pipeline denies every mutate/destructive call with it until the file is fixed.
+import { readFileSync, statSync } from 'node:fs';
+import { parsePolicy, EMPTY_POLICY, type PolicyFile } from './policy-file.js';
+import { formatProblems, type ConfigProblem } from './problems.js';
+
+export type PolicyState = { ok: true; policy: PolicyFile; source: string } | { ok: false; error: string };
+
+export interface PolicySource {
+  current(): PolicyState;
+}
+
+/** A policy that never changes (tests, and lab mode's bundled policy). */
+export function staticPolicy(policy: PolicyFile, source = 'inline'): PolicySource {
+  const state: PolicyState = { ok: true, policy, source };
+  return { current: () => state };
+}
+
+export class PolicyFileStore implements PolicySource {
+  private state: PolicyState;
+  private stamp = '';
+
+  /** `required`: whether a missing file is an error (explicit POLICY_FILE) or means built-in defaults. */
+  constructor(private readonly file: string, private readonly required: boolean) {
+    this.state = this.load();
+  }
+
+  /** Problems at startup (so main can exit listing them); later failures go through current(). */
+  startupProblems(): ConfigProblem[] {
+    if (this.state.ok) return [];
+    return this.problems.length ? this.problems : [{ file: this.file, path: '', reason: this.state.error }];
+  }
+
+  private problems: ConfigProblem[] = [];
+
+  current(): PolicyState {
+    const stamp = this.statStamp();
+    if (stamp !== this.stamp) this.state = this.load();
+    return this.state;
+  }
+
+  private statStamp(): string {
+    try {
+      const s = statSync(this.file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  private load(): PolicyState {
+    this.stamp = this.statStamp();
+    if (this.stamp === 'missing') {
+      // Before the first successful load a default path may simply not exist: strict built-ins.
+      // After a file was loaded, its disappearance is a broken edit like any other: fail closed.
+      if (!this.required && this.everLoaded === false) {
+        return { ok: true, policy: EMPTY_POLICY, source: 'built-in defaults (no policy file)' };
+      }
+      return { ok: false, error: `policy file ${this.file} cannot be read (missing)` };
+    }
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      return { ok: false, error: `policy file ${this.file} cannot be read: ${(err as Error).message}` };
+    }
+    const { policy, problems } = parsePolicy(text, this.file);
+    this.problems = problems;
+    if (!policy) return { ok: false, error: formatProblems(problems) };
+    this.everLoaded = true;
+    return { ok: true, policy, source: this.file };
+  }
+
+  private everLoaded = false;
+}

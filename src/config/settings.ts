@@ -1,0 +1,69 @@
+// Process-wide settings from environment variables. Names and defaults are vmware-mcp's, so an
+// existing MCP client configuration keeps working; ZERTO_REWIND_CONFIG is zerto-ai-rewind's.
+
+export interface Settings {
+  enableDestructive: boolean;
+  dryRun: boolean;
+  targetsFile: string;
+  /** Whether TARGETS_FILE was set explicitly (a missing explicit file is an error, a missing default is not). */
+  targetsFileExplicit: boolean;
+  policyFile: string;
+  policyFileExplicit: boolean;
+  auditLogPath: string;
+  confirmationTtlSeconds: number;
+  zertoConfigFile: string | undefined;
+  webUi: { enabled: boolean; host: string; port: number; token: string | undefined };
+  logLevel: string;
+}
+
+export interface SettingsProblem {
+  variable: string;
+  reason: string;
+}
+
+function parseBool(env: Record<string, string | undefined>, name: string, fallback: boolean, problems: SettingsProblem[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  problems.push({ variable: name, reason: `expected true or false, got '${raw}'` });
+  return fallback;
+}
+
+function parseInteger(
+  env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number, problems: SettingsProblem[],
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    problems.push({ variable: name, reason: `expected an integer between ${min} and ${max}, got '${raw}'` });
+    return fallback;
+  }
+  return n;
+}
+
+/** Reads settings; every malformed variable is reported, none stops the others from being read. */
+export function readSettings(env: Record<string, string | undefined>): { settings: Settings; problems: SettingsProblem[] } {
+  const problems: SettingsProblem[] = [];
+  const settings: Settings = {
+    enableDestructive: parseBool(env, 'ENABLE_DESTRUCTIVE', false, problems),
+    dryRun: parseBool(env, 'DRY_RUN', false, problems),
+    targetsFile: env.TARGETS_FILE || './targets.yaml',
+    targetsFileExplicit: Boolean(env.TARGETS_FILE),
+    policyFile: env.POLICY_FILE || './policy.yaml',
+    policyFileExplicit: Boolean(env.POLICY_FILE),
+    auditLogPath: env.AUDIT_LOG_PATH || './audit.jsonl',
+    confirmationTtlSeconds: parseInteger(env, 'CONFIRMATION_TTL_SECONDS', 120, 5, 86_400, problems),
+    zertoConfigFile: env.ZERTO_REWIND_CONFIG || undefined,
+    webUi: {
+      enabled: parseBool(env, 'WEB_UI_ENABLED', false, problems),
+      host: env.WEB_UI_HOST || '127.0.0.1',
+      port: parseInteger(env, 'WEB_UI_PORT', 8787, 0, 65_535, problems),
+      token: env.WEB_UI_TOKEN || undefined,
+    },
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+  return { settings, problems };
+}

@@ -1,0 +1,193 @@
+// Two-phase proposals. A destructive call (or a file restore) never executes on its first call: it
+// stores a proposal and hands back an unguessable token. Confirming takes the proposal out of the
+// pending state synchronously, so 50 concurrent confirms of one token execute it at most once.
+// Finished proposals stay listed for a while with their outcome, so a human (in the web page) or
+// the agent can see what happened.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { AppError } from './errors.js';
+
+export type ProposalState = 'pending' | 'executing' | 'executed' | 'failed' | 'cancelled' | 'expired';
+
+export interface Proposal<P = unknown> {
+  id: string;
+  token: string;
+  tool: string;
+  target: { name: string; host: string };
+  summary: string;
+  affected: Array<Record<string, unknown> & { type: string; name: string }>;
+  /** Names of the VPGs the guard will checkpoint before executing. */
+  checkpointVpgs: string[];
+  requester: string;
+  requiresWebApproval: boolean;
+  createdAt: number;
+  expiresAt: number;
+  state: ProposalState;
+  /** The call's audit id: every audit line of this proposal carries it. */
+  auditId: string;
+  /** Whatever the pipeline needs to execute later (validated args, resolved objects). */
+  payload: P;
+  outcome?: { ok: boolean; result?: unknown; error?: { code: string; message: string } };
+  decidedBy?: string;
+  finishedAt?: number;
+}
+
+export type NewProposal<P> = Omit<Proposal<P>, 'id' | 'token' | 'createdAt' | 'expiresAt' | 'state'>;
+
+export interface ConfirmationStoreOptions {
+  ttlSeconds: number;
+  /** How long finished proposals stay listed. */
+  retainFinishedMs?: number;
+  maxFinished?: number;
+  now?: () => number;
+  /** Called once when a pending proposal expires (for the audit line). */
+  onExpire?: (p: Proposal) => void;
+}
+
+export class ConfirmationStore<P = unknown> {
+  private readonly byToken = new Map<string, Proposal<P>>();
+  private readonly byId = new Map<string, Proposal<P>>();
+  private readonly now: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly opts: ConfirmationStoreOptions) {
+    this.now = opts.now ?? Date.now;
+    this.sweeper = setInterval(() => this.sweep(), 1_000);
+    this.sweeper.unref();
+  }
+
+  get ttlSeconds(): number {
+    return this.opts.ttlSeconds;
+  }
+
+  create(input: NewProposal<P>): Proposal<P> {
+    const now = this.now();
+    const proposal: Proposal<P> = {
+      ...input,
+      id: randomUUID(),
+      // 192 bits from the CSPRNG: not guessable, and never derived from the arguments.
+      token: randomBytes(24).toString('base64url'),
+      createdAt: now,
+      expiresAt: now + this.opts.ttlSeconds * 1_000,
+      state: 'pending',
+    };
+    this.byToken.set(proposal.token, proposal);
+    this.byId.set(proposal.id, proposal);
+    return proposal;
+  }
+
+  /**
+   * Takes a pending proposal for execution. Synchronous on purpose: the state flips before any
+   * await, so a concurrent second confirm sees `executing` and is refused.
+   */
+  take(token: string, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
+    this.sweep();
+    const p = this.byToken.get(token);
+    if (!p) {
+      throw new AppError('confirmation_invalid', 'No proposal has this token: it is wrong, or was never issued by this server process.', {
+        hint: 'Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.',
+      });
+    }
+    return this.claim(p, via, decidedBy);
+  }
+
+  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
+    this.sweep();
+    const p = this.byId.get(id);
+    if (!p) throw new AppError('confirmation_invalid', `No proposal with id ${id}.`, { hint: 'Reload the pending list.' });
+    return this.claim(p, via, decidedBy);
+  }
+
+  private claim(p: Proposal<P>, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
+    if (p.state === 'expired') {
+      throw new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
+        hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${this.opts.ttlSeconds}s.`,
+      });
+    }
+    if (p.state !== 'pending') {
+      throw new AppError('confirmation_invalid', `This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`, {
+        hint: 'Make the original call again if you need a new proposal.',
+      });
+    }
+    if (via === 'mcp' && p.requiresWebApproval) {
+      throw new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed over MCP.`, {
+        hint: 'Ask the operator to open the dashboard (Pending tab) and press Confirm, or Deny. Nothing has changed yet.',
+        details: { proposal_id: p.id },
+      });
+    }
+    p.state = 'executing';
+    p.decidedBy = decidedBy;
+    return p;
+  }
+
+  cancel(token: string, decidedBy: string): Proposal<P> {
+    const p = this.byToken.get(token);
+    if (!p) throw new AppError('confirmation_invalid', 'No proposal has this token.', { hint: 'Call list_pending_actions to see open proposals.' });
+    return this.cancelProposal(p, decidedBy);
+  }
+
+  cancelById(id: string, decidedBy: string): Proposal<P> {
+    const p = this.byId.get(id);
+    if (!p) throw new AppError('confirmation_invalid', `No proposal with id ${id}.`);
+    return this.cancelProposal(p, decidedBy);
+  }
+
+  private cancelProposal(p: Proposal<P>, decidedBy: string): Proposal<P> {
+    this.sweep();
+    if (p.state === 'expired') throw new AppError('confirmation_expired', 'The proposal already expired; nothing to cancel.');
+    if (p.state !== 'pending') throw new AppError('confirmation_invalid', `The proposal is already ${p.state}; it cannot be cancelled.`);
+    p.state = 'cancelled';
+    p.decidedBy = decidedBy;
+    p.finishedAt = this.now();
+    return p;
+  }
+
+  finish(p: Proposal<P>, outcome: NonNullable<Proposal['outcome']>): void {
+    p.state = outcome.ok ? 'executed' : 'failed';
+    p.outcome = outcome;
+    p.finishedAt = this.now();
+  }
+
+  /** Pending first (soonest expiry first), then finished (newest first). */
+  list(): Proposal<P>[] {
+    this.sweep();
+    const all = [...this.byId.values()];
+    const pending = all.filter((p) => p.state === 'pending' || p.state === 'executing').sort((a, b) => a.expiresAt - b.expiresAt);
+    const done = all.filter((p) => p.state !== 'pending' && p.state !== 'executing').sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0));
+    return [...pending, ...done];
+  }
+
+  getById(id: string): Proposal<P> | undefined {
+    return this.byId.get(id);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    const retain = this.opts.retainFinishedMs ?? 15 * 60_000;
+    const finished: Proposal<P>[] = [];
+    for (const p of this.byId.values()) {
+      if (p.state === 'pending' && now >= p.expiresAt) {
+        p.state = 'expired';
+        p.finishedAt = p.expiresAt;
+        this.opts.onExpire?.(p as Proposal);
+      }
+      if (p.finishedAt !== undefined && p.state !== 'executing') {
+        if (now - p.finishedAt > retain) this.forget(p);
+        else finished.push(p);
+      }
+    }
+    const max = this.opts.maxFinished ?? 200;
+    if (finished.length > max) {
+      finished.sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0));
+      for (const p of finished.slice(0, finished.length - max)) this.forget(p);
+    }
+  }
+
+  private forget(p: Proposal<P>): void {
+    this.byId.delete(p.id);
+    this.byToken.delete(p.token);
+  }
+}

@@ -1,0 +1,139 @@
+// The guard is a port: the pipeline asks it to pin a Zerto checkpoint for the VMs a change will
+// touch, and server.ts wires it to the Zerto client. core/ knows nothing of Zerto's API.
+import type { CheckpointMode } from '../config/policy-file.js';
+import { AppError } from './errors.js';
+
+export interface GuardVm {
+  /** vSphere target the VM lives on, when known (resolves VmIdentifier via instanceUuid + moid). */
+  target?: string;
+  moid?: string;
+  /** VM name, FQDN, short hostname or IP, whatever the caller had. */
+  name: string;
+}
+
+export interface PinnedCheckpoint {
+  vpg: string;
+  vpg_id: string;
+  checkpoint_id: string;
+  timestamp: string;
+  site?: string;
+}
+
+export interface GuardPlan {
+  /** 'protected': at least one VM has VPGs; 'unprotected': all VMs known and none protected. */
+  protection: 'protected' | 'unprotected' | 'unknown' | 'unavailable';
+  vpgs: Array<{ vm: string; vpg: string; vpg_id: string; site: string }>;
+  /** Why protection is unknown/unavailable (ZVM unreachable, no Zerto site configured...). */
+  reason?: string;
+  unprotectedVms: string[];
+}
+
+export interface GuardOutcome {
+  status: 'checkpointed' | 'not_protected' | 'unavailable' | 'off' | 'dry_run';
+  message: string;
+  tag?: string;
+  change_id: string;
+  checkpoints: PinnedCheckpoint[];
+  /** Dry run: the VPGs and tag it would have pinned. */
+  would_pin?: Array<{ vpg: string; vpg_id: string }>;
+  unprotected_vms?: string[];
+}
+
+export interface PinRequest {
+  vms: GuardVm[];
+  tool: string;
+  /** Short description of the change, recorded in the tag. */
+  action: string;
+  agent: string;
+  changeId: string;
+  signal: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+export interface CheckpointGuard {
+  /** Finds which VPGs protect the VMs. Never throws for "unreachable": returns protection 'unknown'. */
+  plan(vms: GuardVm[], signal: AbortSignal): Promise<GuardPlan>;
+  /** Pins one tag on every VPG of the plan and waits until listed. Throws AppError on failure. */
+  pin(plan: GuardPlan, req: PinRequest): Promise<{ tag: string; checkpoints: PinnedCheckpoint[] }>;
+  /** The tag a dry run would pin. */
+  tagFor(req: Omit<PinRequest, 'signal'>): string;
+}
+
+/** A guard for a server without any Zerto site: protection is unavailable, never unknown. */
+export const NO_ZERTO_GUARD: CheckpointGuard = {
+  async plan(vms) {
+    return { protection: 'unavailable', vpgs: [], reason: 'no Zerto site is configured (ZERTO_REWIND_CONFIG)', unprotectedVms: vms.map((v) => v.name) };
+  },
+  async pin() {
+    throw new AppError('checkpoint_failed', 'No Zerto site is configured, so no checkpoint can be pinned.');
+  },
+  tagFor() {
+    return '';
+  },
+};
+
+/**
+ * The guard policy, in one place. `required`: no checkpoint, no change. `best_effort`: a VM known
+ * to be unprotected proceeds (and the result says so), but unknown protection is denied. `off`: no
+ * guard. Without any Zerto site, best_effort proceeds and says that no checkpoint is possible.
+ */
+export async function runGuard(
+  guard: CheckpointGuard,
+  mode: CheckpointMode,
+  req: PinRequest,
+  dryRun: boolean,
+): Promise<GuardOutcome> {
+  const base = { change_id: req.changeId, checkpoints: [] as PinnedCheckpoint[] };
+  if (mode === 'off') return { ...base, status: 'off', message: 'The checkpoint guard is off for this call by policy.' };
+  if (req.vms.length === 0) return { ...base, status: 'not_protected', message: 'This call touches no VM, so there is nothing to checkpoint.' };
+
+  const plan = await guard.plan(req.vms, req.signal);
+  if (plan.protection === 'unknown') {
+    throw new AppError('protection_unknown', `Cannot tell whether ${names(req.vms)} is protected by Zerto: ${plan.reason ?? 'the ZVM did not answer'}. The change was not made.`, {
+      hint: 'Check the ZVM (zerto_find_protection), then retry. Policy checkpoint: off skips the guard deliberately.',
+    });
+  }
+  if (plan.protection === 'unavailable') {
+    if (mode === 'required') {
+      throw new AppError('checkpoint_failed', `Policy requires a checkpoint, but ${plan.reason}. The change was not made.`, {
+        hint: 'Configure a Zerto site, or relax the policy to checkpoint: best_effort for this target.',
+      });
+    }
+    return { ...base, status: 'unavailable', message: `No checkpoint taken: ${plan.reason}.`, unprotected_vms: plan.unprotectedVms };
+  }
+  if (plan.protection === 'unprotected' || (mode === 'required' && plan.unprotectedVms.length > 0)) {
+    if (mode === 'required') {
+      throw new AppError('not_protected', `Policy requires a checkpoint, but ${plan.unprotectedVms.join(', ')} is not protected by any VPG. The change was not made.`, {
+        hint: 'Protect the VM in Zerto first, or relax the policy (checkpoint: best_effort) for this target or rule.',
+      });
+    }
+    if (plan.protection === 'unprotected') {
+      return { ...base, status: 'not_protected', message: `No checkpoint taken: ${plan.unprotectedVms.join(', ')} is not protected by Zerto.`, unprotected_vms: plan.unprotectedVms };
+    }
+  }
+  if (dryRun) {
+    const tag = guard.tagFor(req);
+    return {
+      ...base, status: 'dry_run', tag,
+      message: `Dry run: would pin tag '${tag}' on ${plan.vpgs.length} VPG(s); nothing was inserted.`,
+      would_pin: dedupeVpgs(plan.vpgs),
+      ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
+    };
+  }
+  const pinned = await guard.pin(plan, req);
+  return {
+    ...base, status: 'checkpointed', tag: pinned.tag, checkpoints: pinned.checkpoints,
+    message: `Pinned checkpoint '${pinned.tag}' on ${pinned.checkpoints.length} VPG(s) before the change.`,
+    ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
+  };
+}
+
+function names(vms: GuardVm[]): string {
+  return vms.map((v) => v.name).join(', ');
+}
+
+function dedupeVpgs(vpgs: GuardPlan['vpgs']): Array<{ vpg: string; vpg_id: string }> {
+  const seen = new Map<string, { vpg: string; vpg_id: string }>();
+  for (const v of vpgs) seen.set(v.vpg_id, { vpg: v.vpg, vpg_id: v.vpg_id });
+  return [...seen.values()];
+}

@@ -1,0 +1,169 @@
+// The policy engine: a pure function from (policy, request) to a decision. No I/O, no clock.
+// Precedence, as in vmware-mcp: protected (absolute deny; override ignored) -> rules (ordered,
+// first match with an action wins; `override` flips an `unless_override` deny) -> the target's
+// block -> defaults (which ship strict). The checkpoint mode has its own precedence: the first
+// matching rule that sets one, else the target's block, else the defaults.
+import {
+  BUILTIN_DEFAULTS,
+  type Category,
+  type CheckpointMode,
+  type PolicyFile,
+  type PolicyRule,
+  type ProtectedEntry,
+} from '../config/policy-file.js';
+import { fnmatch } from './fnmatch.js';
+
+export interface PolicyObject {
+  type: string;
+  name: string;
+  moid?: string;
+  /** Inventory path of the parent folder, e.g. 'LabDC1/vm/apps/linux'. */
+  folder?: string;
+  /** Resource pool name or inventory path. */
+  resourcePool?: string;
+}
+
+export interface PolicyRequest {
+  tool: string;
+  category: Category;
+  /** The single target of the call; for a fan-out read, the call is decided once per target. */
+  target: { name: string; tags: string[] };
+  /** True when the caller asked for `target: "all"`. */
+  targetIsAll?: boolean;
+  objects: PolicyObject[];
+  override: boolean;
+}
+
+export interface CallsPerMinute {
+  read: number;
+  mutate: number;
+  destructive: number;
+}
+
+export interface PolicyDecision {
+  allowed: boolean;
+  reason: string;
+  /** Rule (or protected entry, or 'target:<name>' / 'defaults') that decided. */
+  rule: string;
+  /** True when the same call with `override=true` would be allowed. */
+  overrideWouldHelp: boolean;
+  checkpoint: CheckpointMode;
+  requireWebApproval: boolean;
+  autoSnapshotBeforeDestroy: boolean;
+  maxBulkObjects: number;
+  maxCallsPerMinute: CallsPerMinute;
+  /** Policy can only force dry run on; targets.yaml and DRY_RUN are combined elsewhere. */
+  dryRun: boolean;
+}
+
+export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
+  const flags = targetFlags(policy, req.target.name);
+  const checkpoint = checkpointMode(policy, req, flags.checkpoint);
+  const base = { ...flags, checkpoint, overrideWouldHelp: false };
+
+  if (req.targetIsAll && req.category !== 'read') {
+    return { ...base, allowed: false, rule: 'target-all', reason: `target 'all' is only for reads; ${req.category} tools take exactly one named target` };
+  }
+
+  for (const [i, entry] of policy.protected.entries()) {
+    if (req.category === 'read' || !entry.categories.includes(req.category)) continue;
+    const hit = protectedHit(entry, req);
+    if (hit) {
+      const name = entry.name ?? `protected[${i}]`;
+      return { ...base, allowed: false, rule: name, reason: `'${hit}' is protected by '${name}'; override does not apply to protected objects` };
+    }
+  }
+
+  for (const rule of policy.rules) {
+    if (rule.action === undefined || !ruleMatches(rule, req)) continue;
+    if (rule.action === 'deny') {
+      if (rule.unless_override && req.override) {
+        return { ...base, allowed: true, rule: rule.name, reason: `rule '${rule.name}' denies this, overridden by override=true` };
+      }
+      const help = rule.unless_override;
+      return {
+        ...base, allowed: false, rule: rule.name, overrideWouldHelp: help,
+        reason: `denied by rule '${rule.name}'${help ? ' (pass override=true to proceed)' : ''}`,
+      };
+    }
+    return { ...base, allowed: true, rule: rule.name, reason: `allowed by rule '${rule.name}'` };
+  }
+
+  const targetBlock = policy.targets[req.target.name];
+  const fromTarget = targetBlock?.[req.category];
+  if (fromTarget !== undefined) {
+    return {
+      ...base, allowed: fromTarget === 'allow', rule: `target:${req.target.name}`,
+      reason: `${req.category} is ${fromTarget === 'allow' ? 'allowed' : 'denied'} on target '${req.target.name}' by its policy block`,
+    };
+  }
+  const fromDefaults = policy.defaults[req.category] ?? BUILTIN_DEFAULTS[req.category];
+  return {
+    ...base, allowed: fromDefaults === 'allow', rule: 'defaults',
+    reason: `${req.category} is ${fromDefaults === 'allow' ? 'allowed' : 'denied'} by the policy defaults` +
+      (fromDefaults === 'deny' ? `; allow it for target '${req.target.name}' in policy.yaml (targets.${req.target.name}.${req.category}: allow)` : ''),
+  };
+}
+
+type Flags = Omit<PolicyDecision, 'allowed' | 'reason' | 'rule' | 'overrideWouldHelp'>;
+
+/** Per-target flags: the target's block over the defaults over the built-in defaults. */
+export function targetFlags(policy: PolicyFile, targetName: string): Flags {
+  const t = policy.targets[targetName] ?? {};
+  const d = policy.defaults;
+  const pick = <K extends keyof typeof BUILTIN_DEFAULTS>(k: K) => (t[k] ?? d[k] ?? BUILTIN_DEFAULTS[k]) as (typeof BUILTIN_DEFAULTS)[K];
+  return {
+    checkpoint: pick('checkpoint'),
+    requireWebApproval: pick('require_web_approval'),
+    autoSnapshotBeforeDestroy: pick('auto_snapshot_before_destroy'),
+    maxBulkObjects: pick('max_bulk_objects'),
+    maxCallsPerMinute: callsPerMinute(t.max_calls_per_minute ?? d.max_calls_per_minute),
+    dryRun: pick('dry_run'),
+  };
+}
+
+function callsPerMinute(v: number | Partial<CallsPerMinute> | undefined): CallsPerMinute {
+  if (v === undefined) return { ...BUILTIN_DEFAULTS.max_calls_per_minute };
+  if (typeof v === 'number') return { read: v, mutate: v, destructive: v };
+  return { ...BUILTIN_DEFAULTS.max_calls_per_minute, ...v };
+}
+
+function checkpointMode(policy: PolicyFile, req: PolicyRequest, fromTarget: CheckpointMode): CheckpointMode {
+  for (const rule of policy.rules) {
+    if (rule.checkpoint !== undefined && ruleMatches(rule, req)) return rule.checkpoint;
+  }
+  return fromTarget;
+}
+
+function protectedHit(entry: ProtectedEntry, req: PolicyRequest): string | undefined {
+  if (entry.target_names && !entry.target_names.includes(req.target.name)) return undefined;
+  for (const obj of req.objects) {
+    if (obj.type !== 'vm') continue;
+    if (entry.moids && obj.moid && entry.moids.includes(obj.moid)) return `${obj.name} (${obj.moid})`;
+    if (entry.vm_patterns?.some((p) => fnmatch(obj.name, p))) return obj.name;
+  }
+  return undefined;
+}
+
+/** Match fields are ANDed; an absent field matches anything; list fields match when any entry does. */
+export function ruleMatches(rule: PolicyRule, req: PolicyRequest): boolean {
+  const m = rule.match;
+  if (m.target_names && !m.target_names.includes(req.target.name)) return false;
+  if (m.target_tags && !m.target_tags.some((t) => req.target.tags.includes(t))) return false;
+  if (m.tools && !m.tools.some((t) => t === req.tool || t === req.category)) return false;
+  const vms = req.objects.filter((o) => o.type === 'vm');
+  if (m.vm_patterns && !vms.some((vm) => m.vm_patterns!.some((p) => fnmatch(vm.name, p)))) return false;
+  if (m.folders && !req.objects.some((o) => o.folder !== undefined && m.folders!.some((f) => pathMatches(o.folder!, f)))) return false;
+  if (m.resource_pools && !req.objects.some((o) => o.resourcePool !== undefined && m.resource_pools!.some((p) => pathMatches(o.resourcePool!, p)))) return false;
+  return true;
+}
+
+/**
+ * A folder or pool given by name matches that name anywhere; given as a path (with '/') it matches
+ * that inventory path and everything below it.
+ */
+function pathMatches(objectPath: string, wanted: string): boolean {
+  const clean = wanted.replace(/^\/+|\/+$/g, '');
+  if (!clean.includes('/')) return objectPath.split('/').includes(clean);
+  return objectPath === clean || objectPath.startsWith(`${clean}/`);
+}

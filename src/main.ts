@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// The only file that touches the process: flags and environment -> configuration -> logger ->
+// runtime -> stdio. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
+// sessions this process opened and flushes the audit log.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { HELP, parseArgs } from './cli.js';
+import { VERSION } from './version.js';
+import { loadConfiguration, type LoadedConfig } from './config/load.js';
+import { formatProblems } from './config/problems.js';
+import { envSecretSource } from './core/secrets.js';
+import { createLogger } from './log.js';
+import { startRuntime, type Runtime } from './runtime.js';
+
+async function main(): Promise<number> {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (opts.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (opts.unknown.length) {
+    process.stderr.write(`zerto-rewind-mcp: unknown argument(s): ${opts.unknown.join(' ')}\n\n${HELP}\n`);
+    return 2;
+  }
+
+  let env: Record<string, string | undefined> = { ...process.env };
+  let config: LoadedConfig;
+  let stopLab: (() => Promise<void>) | undefined;
+  if (opts.lab) {
+    // Imported only here: without --lab nothing of the simulated lab is loaded.
+    const { startLabMode } = await import('./lab/lab-mode.js');
+    const lab = await startLabMode(env, process.cwd());
+    config = lab.config;
+    env = { ...env, ...lab.env };
+    stopLab = lab.stop;
+  } else {
+    const loaded = loadConfiguration(env, process.cwd());
+    if (!loaded.config) {
+      process.stderr.write(`zerto-rewind-mcp: ${formatProblems(loaded.problems)}\n`);
+      return 1;
+    }
+    config = loaded.config;
+  }
+
+  const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials }, Object.values(config.app.inlineCredentials));
+  const logger = createLogger(config.settings.logLevel, () => secrets.knownValues());
+  for (const w of config.warnings) logger.warn({}, w);
+  for (const n of config.notices) logger.info({}, n);
+
+  let runtime: Runtime;
+  try {
+    runtime = await startRuntime({ config, secrets, logger, lab: opts.lab });
+  } catch (err) {
+    process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
+    await stopLab?.();
+    return 1;
+  }
+
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
+        'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
+        '  npx @modelcontextprotocol/inspector zerto-rewind-mcp --lab\n' +
+        'Press Ctrl+C to stop.\n',
+    );
+  }
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      await runtime.shutdown().catch((err) => logger.error({ err: String(err) }, 'shutdown failed'));
+      await stopLab?.().catch(() => undefined);
+    })();
+    return stopping;
+  };
+
+  const transport = new StdioServerTransport();
+  // The stdio transport does not notice the client leaving; stdin ending is that signal.
+  process.stdin.on('end', () => void shutdown('stdin closed').then(() => process.exit(0)));
+  process.on('SIGINT', () => void shutdown('SIGINT').then(() => process.exit(0)));
+  process.on('SIGTERM', () => void shutdown('SIGTERM').then(() => process.exit(0)));
+  await runtime.built.server.connect(transport);
+  logger.info({ tools: runtime.built.tools.length, lab: opts.lab }, 'ready');
+  return -1;
+}
+
+main().then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`zerto-rewind-mcp: fatal: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,47 @@
+// The shape of a two-phase first call (vmware-mcp's proposal), and its schema, which is the
+// advertised output schema of every two-phase tool.
+import { z } from 'zod';
+import type { Proposal } from '../core/confirmation-store.js';
+import type { PendingCall } from './pending-call.js';
+
+export const AffectedSchema = z.looseObject({ type: z.string(), name: z.string(), moid: z.string().optional() });
+
+export const ProposalSchema = z.object({
+  state: z.literal('pending'),
+  tool: z.string(),
+  target: z.string().describe('The ONE environment this will change. Re-read it before confirming.'),
+  target_host: z.string(),
+  summary: z.string(),
+  affected: z.array(AffectedSchema),
+  checkpoint_vpgs: z.array(z.string()).describe('VPGs that get a tagged Zerto checkpoint before it runs.'),
+  proposal_id: z.string(),
+  token: z.string(),
+  expires_in_seconds: z.number(),
+  requires_web_approval: z.boolean(),
+  confirm_with: z.string(),
+  note: z.string(),
+});
+
+export function proposalOutput(p: Proposal<PendingCall>, ttlSeconds: number, webUrl?: string): z.infer<typeof ProposalSchema> {
+  const gated = p.requiresWebApproval;
+  return {
+    state: 'pending',
+    tool: p.tool,
+    target: p.target.name,
+    target_host: p.target.host,
+    summary: p.summary,
+    affected: p.affected,
+    checkpoint_vpgs: p.checkpointVpgs,
+    proposal_id: p.id,
+    token: p.token,
+    expires_in_seconds: Math.max(0, Math.round((p.expiresAt - Date.now()) / 1000)) || ttlSeconds,
+    requires_web_approval: gated,
+    confirm_with: gated
+      ? `A human must press Confirm in the web dashboard${webUrl ? ` (${webUrl})` : ''} within ${ttlSeconds}s; confirm_action cannot approve this target.`
+      : `confirm_action(token="${p.token}") within ${ttlSeconds}s, or cancel_action(token="${p.token}")`,
+    note:
+      `NO CHANGES MADE YET. This proposal targets environment '${p.target.name}' (${p.target.host}). ` +
+      'Verify the target and affected objects before confirming.' +
+      (p.checkpointVpgs.length ? ` Before it runs, a tagged checkpoint is pinned on: ${p.checkpointVpgs.join(', ')}.` : ''),
+  };
+}

@@ -1,0 +1,78 @@
+// Which tools exist in this process, derived from the declarations and the configuration:
+// destructive tools only with ENABLE_DESTRUCTIVE=true (structurally absent otherwise), the
+// lifecycle tools whenever any two-phase tool is registered, vendor tools when their vendor is
+// configured. Also derives the advertised schemas.
+import { z } from 'zod';
+import { annotationsOf, isTwoPhase, type AnyTool } from './define.js';
+import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { ProposalSchema } from './proposal.js';
+import type { ToolServices } from './services.js';
+
+export interface RegistryOptions {
+  enableDestructive: boolean;
+}
+
+export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
+  const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
+  const chosen = all.filter((t) => {
+    if (lifecycle.has(t)) return false;
+    if (t.category === 'destructive' && !opts.enableDestructive) return false;
+    return t.enabled ? t.enabled(services) : true;
+  });
+  const names = new Set<string>();
+  for (const t of chosen) {
+    if (names.has(t.name)) throw new Error(`tool ${t.name} is declared twice`);
+    names.add(t.name);
+  }
+  return chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
+}
+
+const GuardOutcomeSchema = z.looseObject({
+  status: z.enum(['checkpointed', 'not_protected', 'unavailable', 'off', 'dry_run']),
+  message: z.string(),
+  tag: z.string().optional(),
+  change_id: z.string(),
+  checkpoints: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string(), timestamp: z.string() })),
+});
+
+const PIPELINE_FIELDS = {
+  dry_run: z.boolean().optional().describe('True when nothing was changed because dry run is on.'),
+  summary: z.string().optional(),
+  affected: z.array(z.looseObject({ type: z.string(), name: z.string() })).optional(),
+  checkpoint: GuardOutcomeSchema.optional().describe('The Zerto checkpoint pinned before the change, or why none was.'),
+  audit_id: z.string().optional().describe('The id shared by every audit line of this call.'),
+};
+
+/** The output schema clients see: proposals for two-phase tools; changes add the pipeline's fields. */
+export function advertisedOutput(tool: AnyTool): z.ZodObject {
+  if (tool.direct || tool.category === 'read') return tool.output;
+  if (isTwoPhase(tool)) return ProposalSchema;
+  // Fields of the tool's own result are present when it executed, absent in a dry run.
+  return tool.output.partial().extend(PIPELINE_FIELDS);
+}
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ReturnType<typeof annotationsOf>;
+}
+
+export function listed(tool: AnyTool): ListedTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input'),
+    outputSchema: jsonSchema(advertisedOutput(tool), 'output'),
+    annotations: annotationsOf(tool),
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}

@@ -1,0 +1,16 @@
+// Rendering, once for every tool. Results go out as structuredContent and as the same JSON in a
+// text block (Claude Code shows the model only the structured part, Cursor only the text). Errors
+// carry no structuredContent (clients would validate it against the output schema) but the same
+// JSON error object in text, with code, retryable and a hint.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { redactValues } from '../core/redact.js';
+import type { ToolOutcome } from './pipeline.js';
+
+export function render(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
+  if (outcome.ok) {
+    const value = redactValues(outcome.value, secrets);
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  }
+  const error = redactValues(outcome.error, secrets);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+}

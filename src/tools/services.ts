@@ -1,0 +1,42 @@
+// What tool handlers and the pipeline can reach. Built once by server.ts (buildServer) and passed
+// to every call; tests build it with the lab behind it.
+import type { Settings } from '../config/settings.js';
+import type { TargetEntry } from '../config/targets.js';
+import type { PolicySource } from '../config/policy-store.js';
+import type { ConfirmationStore } from '../core/confirmation-store.js';
+import type { AuditSink } from '../core/audit-writer.js';
+import type { RateLimiter } from '../core/rate-limiter.js';
+import type { CheckpointGuard } from '../core/guard.js';
+import type { SecretSource } from '../core/secrets.js';
+import type { PendingCall } from './pending-call.js';
+
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ToolServices {
+  settings: Settings;
+  /** targets.yaml entries; empty in Zerto-only mode. */
+  targets: TargetEntry[];
+  policy: PolicySource;
+  confirmations: ConfirmationStore<PendingCall>;
+  audit: AuditSink;
+  rateLimiter: RateLimiter;
+  guard: CheckpointGuard;
+  secrets: SecretSource;
+  logger: Logger;
+  /** Whether the approval page runs (a web-approval proposal is refused at once without it). */
+  webUi: { enabled: boolean; url?: string };
+  /** Extra tool-specific services (vSphere pool, Zerto sites, catalog, lab), set by server.ts. */
+  ext: ServiceExtensions;
+}
+
+/**
+ * Vendor services are added here by the modules that own them (declaration merging keeps
+ * tools/ free of a god-interface that imports every vendor client).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ServiceExtensions {}

@@ -1,0 +1,73 @@
+// Secrets never reach the audit file: a property test plants a configured credential value (or a
+// bearer header) anywhere in a tool's arguments and checks the bytes on disk.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AuditWriter } from '../../src/core/audit-writer.js';
+import { envSecretSource } from '../../src/core/secrets.js';
+import { redact, redactValues, REDACTED } from '../../src/core/redact.js';
+import { tempDir } from '../support/harness.js';
+
+const SECRET = 'Sup3r-S3cret!pw';
+const env = { VC_PROD1_USER: 'administrator@vsphere.local', VC_PROD1_PASSWORD: SECRET, ZVM_CLIENT_SECRET: 'cl1ent-s3cret-value' };
+
+/** Arbitrary JSON-ish args with the secret planted somewhere: as a value, inside a string, as a key. */
+const planted = fc
+  .tuple(
+    fc.jsonValue({ maxDepth: 4 }),
+    fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.nat({ max: 5 })), { maxLength: 4 }),
+    fc.constantFrom(SECRET, 'cl1ent-s3cret-value', `Bearer eyJhbGciOiJIUzI1NiJ9.${'x'.repeat(20)}`),
+    fc.string({ maxLength: 10 }),
+    fc.string({ maxLength: 10 }),
+    fc.constantFrom('value', 'key', 'embedded'),
+  )
+  .map(([base, path, secret, before, after, where]) => {
+    const payload = where === 'embedded' ? `${before}${secret}${after}` : secret;
+    const root: Record<string, unknown> = { data: base };
+    let cursor: Record<string, unknown> = root;
+    for (const p of path) {
+      const next: Record<string, unknown> = {};
+      cursor[`k${String(p)}`] = next;
+      cursor = next;
+    }
+    if (where === 'key') cursor[payload] = 'x';
+    else cursor.leaf = payload;
+    return root;
+  });
+
+describe('redaction', () => {
+  it('a secret planted anywhere in the arguments never reaches the audit file', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    const secrets = envSecretSource(env);
+    const writer = new AuditWriter(path, () => secrets.knownValues());
+    await fc.assert(
+      fc.asyncProperty(planted, async (args) => {
+        await writer.write({ id: 'x', target: 't', tool: 'power_on_vm', phase: 'call', identity: 'c/1', args });
+      }),
+      { numRuns: 300 },
+    );
+    await writer.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text.split('\n').filter(Boolean)).toHaveLength(300);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('cl1ent-s3cret-value');
+    expect(text).not.toMatch(/Bearer eyJ/);
+    expect(text).toContain(REDACTED);
+  });
+
+  it('keys naming secrets lose their values in audit records; tool results keep a proposal token', () => {
+    const rec = { password: 'p', nested: { Authorization: 'Basic abc', api_key: 'k' }, token: 'proposal-token-123', name: 'web-1' };
+    expect(redact(rec, [])).toEqual({ password: REDACTED, nested: { Authorization: REDACTED, api_key: REDACTED }, token: REDACTED, name: 'web-1' });
+    expect(redactValues(rec, []).token).toBe('proposal-token-123');
+    expect(redactValues({ msg: `login failed for ${SECRET}` }, [SECRET]).msg).toBe(`login failed for ${REDACTED}`);
+  });
+
+  it('the secret source hands out values lazily and remembers them for redaction', () => {
+    const s = envSecretSource({ X_USER: 'u', X_PASSWORD: 'lazy-pass-1', OTHER: 'not-secret' });
+    expect(s.knownValues()).toContain('lazy-pass-1');
+    expect(s.knownValues()).not.toContain('not-secret');
+    expect(s.get('X_USER')).toBe('u');
+  });
+});

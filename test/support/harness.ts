@@ -1,0 +1,103 @@
+// Builds the real server (buildServer) around given tools and configuration, connects a real MCP
+// Client over the SDK's in-memory transport, and exposes the audit file for assertions.
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
+import { readSettings, type Settings } from '../../src/config/settings.js';
+import { AuditWriter, type AuditSink } from '../../src/core/audit-writer.js';
+import { envSecretSource, type SecretSource } from '../../src/core/secrets.js';
+import { PolicyFileStore, type PolicySource } from '../../src/config/policy-store.js';
+import type { TargetEntry } from '../../src/config/targets.js';
+import type { AnyTool } from '../../src/tools/define.js';
+import type { Logger } from '../../src/tools/services.js';
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export function tempDir(prefix = 'zr-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface HarnessOptions {
+  tools: AnyTool[];
+  env?: Record<string, string>;
+  policyYaml?: string;
+  policy?: PolicySource;
+  targets?: TargetEntry[];
+  audit?: AuditSink;
+  secrets?: SecretSource;
+  webUi?: { enabled: boolean; url?: string };
+  clientName?: string;
+  deps?: Partial<ServerDeps>;
+}
+
+export interface Harness {
+  client: Client;
+  built: BuiltServer;
+  dir: string;
+  auditPath: string;
+  policyPath: string;
+  settings: Settings;
+  auditLines(): Array<Record<string, unknown>>;
+  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export interface CallResult {
+  isError: boolean;
+  data: Record<string, unknown>;
+  text: string;
+}
+
+export const TEST_TARGETS: TargetEntry[] = [
+  { name: 'dev-vc1', host: 'vcenter-dev1.example.test', protocol: 'https', insecure: false, credentialPrefix: 'VC_DEV1', tags: ['env:dev'], standaloneHost: false },
+  { name: 'prod-vc1', host: 'vcenter-prod1.example.test', protocol: 'https', insecure: false, credentialPrefix: 'VC_PROD1', tags: ['env:prod'], standaloneHost: false },
+];
+
+export async function startHarness(opts: HarnessOptions): Promise<Harness> {
+  const dir = tempDir();
+  const auditPath = join(dir, 'audit.jsonl');
+  const policyPath = join(dir, 'policy.yaml');
+  if (opts.policyYaml !== undefined) writeFileSync(policyPath, opts.policyYaml);
+  const env = { AUDIT_LOG_PATH: auditPath, ...(opts.env ?? {}) };
+  const { settings } = readSettings(env);
+  settings.auditLogPath = auditPath;
+  const secrets = opts.secrets ?? envSecretSource(env);
+  const audit = opts.audit ?? new AuditWriter(auditPath, () => secrets.knownValues());
+  const built = buildServer({
+    settings,
+    targets: opts.targets ?? TEST_TARGETS,
+    policy: opts.policy ?? new PolicyFileStore(policyPath, false),
+    audit,
+    secrets,
+    logger: silentLogger,
+    tools: opts.tools,
+    ...(opts.webUi ? { webUi: opts.webUi } : {}),
+    ...(opts.deps ?? {}),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: opts.clientName ?? 'test-client', version: '1.0.0' });
+  await built.server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client, built, dir, auditPath, policyPath, settings,
+    auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
+    async call(name, args = {}) {
+      const res = await client.callTool({ name, arguments: args });
+      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      return { isError: res.isError === true, data, text };
+    },
+    async close() {
+      await client.close();
+      await built.close();
+    },
+  };
+}
+
+export function errorOf(r: CallResult): { code: string; message: string; retryable: boolean; hint?: string; details?: Record<string, unknown> } {
+  if (!r.isError) throw new Error(`expected an error, got ${r.text}`);
+  return (r.data as { error: { code: string; message: string; retryable: boolean; hint?: string } }).error;
+}
