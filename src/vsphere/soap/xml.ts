@@ -1,0 +1,289 @@
+// The only module that knows XML. Responses are parsed with fast-xml-parser into a raw tree and
+// then decoded into plain JS with namespace prefixes resolved properly:
+// - vcsim writes the schema-instance type as `XMLSchema-instance:type` with its own namespace
+//   declaration, vCenter writes `xsi:type`; both resolve to the XSI namespace here;
+// - a ManagedObjectReference carries an unprefixed `type` attribute that is the managed object
+//   type, not the schema type: the two are never confused (a MoRef becomes `{type, value}`, a typed
+//   data object keeps its vim type in `_type`);
+// - `ArrayOfXxx` wrappers become arrays, and a fixed set of list elements are always arrays,
+//   because XML cannot tell a one-item list from a single value. Facades use `asArray` for the rest.
+// Leaf values stay strings unless the wire typed them (xsd:int, xsd:boolean ...): the client has no
+// schema, so facades convert the fields they use.
+//
+// Seam: `decodeRetrieveResult` is the one entry point for PropertyCollector answers, where 70-80 %
+// of the client's time goes on large inventories; a streaming or focused extractor can replace it
+// without touching callers, validated against the same golden responses.
+
+import { XMLParser } from 'fast-xml-parser';
+import type { MissingProperty, MoRef, ObjectContent, VimObject } from '../types.js';
+import { asArray, isMoRef } from '../types.js';
+
+export const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
+export const XSD_NS = 'http://www.w3.org/2001/XMLSchema';
+const SOAPENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
+
+/** Elements that are lists wherever they appear in the responses this client reads. */
+const ALWAYS_LIST = new Set([
+  'objects',
+  'propSet',
+  'missingSet',
+  'childSnapshotList',
+  'rootSnapshotList',
+  'sampleInfo',
+]);
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: true,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  isArray: (name) => ALWAYS_LIST.has(localName(name)),
+});
+
+type Raw = string | RawElement | Raw[];
+interface RawElement {
+  [key: string]: Raw | undefined;
+}
+type Scope = ReadonlyMap<string, string>;
+
+export function localName(qname: string): string {
+  const i = qname.indexOf(':');
+  return i < 0 ? qname : qname.slice(i + 1);
+}
+
+function childScope(el: RawElement, parent: Scope): Scope {
+  let scope: Map<string, string> | undefined;
+  for (const key of Object.keys(el)) {
+    if (key.startsWith('@_xmlns:')) {
+      scope ??= new Map(parent);
+      scope.set(key.slice(8), String(el[key]));
+    }
+  }
+  return scope ?? parent;
+}
+
+/** The element's xsi:type (local name plus namespace), whatever prefix the producer chose. */
+function xsiType(el: RawElement, scope: Scope): { name: string; ns: string | undefined } | undefined {
+  for (const key of Object.keys(el)) {
+    if (!key.startsWith('@_') || !key.endsWith(':type')) continue;
+    const prefix = key.slice(2, -5);
+    if (scope.get(prefix) !== XSI_NS) continue;
+    const value = String(el[key]);
+    const colon = value.indexOf(':');
+    if (colon < 0) return { name: value, ns: undefined };
+    return { name: value.slice(colon + 1), ns: scope.get(value.slice(0, colon)) };
+  }
+  return undefined;
+}
+
+function primitive(text: string, type: string): unknown {
+  switch (type) {
+    case 'int':
+    case 'long':
+    case 'short':
+    case 'byte':
+    case 'float':
+    case 'double': {
+      const n = Number(text);
+      return Number.isFinite(n) ? n : text;
+    }
+    case 'boolean':
+      return text === 'true' || text === '1';
+    default:
+      return text;
+  }
+}
+
+/** Decodes one raw element (already located) into plain JS. */
+function decodeElement(raw: Raw, parentScope: Scope): unknown {
+  if (Array.isArray(raw)) return raw.map((r) => decodeElement(r, parentScope));
+  if (typeof raw === 'string') return raw;
+  const scope = childScope(raw, parentScope);
+  const xt = xsiType(raw, scope);
+  const text = typeof raw['#text'] === 'string' ? raw['#text'] : undefined;
+  const childKeys = Object.keys(raw).filter((k) => !k.startsWith('@_') && k !== '#text');
+
+  if (xt?.name === 'ManagedObjectReference' || (childKeys.length === 0 && typeof raw['@_type'] === 'string')) {
+    return { type: String(raw['@_type'] ?? ''), value: text ?? '' } satisfies MoRef;
+  }
+  if (xt && xt.name.startsWith('ArrayOf')) {
+    const out: unknown[] = [];
+    for (const k of childKeys) {
+      for (const item of asArray<Raw>(raw[k])) out.push(decodeElement(item, scope));
+    }
+    return out;
+  }
+  if (childKeys.length === 0) {
+    const value = text ?? '';
+    if (xt?.ns === XSD_NS) return primitive(value, xt.name);
+    if (xt && value !== '') return value; // an enum value typed by its enum name
+    if (xt) return { _type: xt.name } satisfies VimObject; // a typed object with no fields (a fault)
+    return value;
+  }
+  const out: VimObject = {};
+  if (xt) out._type = xt.name;
+  for (const k of childKeys) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    out[localName(k)] = decodeElement(v, scope);
+  }
+  return out;
+}
+
+export interface ParsedEnvelope {
+  /** The decoded response element's content (`returnval`, possibly undefined for void methods). */
+  returnval: unknown;
+  /** Name of the response element, e.g. `RetrievePropertiesExResponse`. */
+  responseName: string | undefined;
+  fault?: ParsedFault;
+}
+
+export interface ParsedFault {
+  faultcode: string;
+  faultstring: string;
+  /** vim fault type (`InvalidLogin`), from the detail's xsi:type or its element name. */
+  faultName: string | undefined;
+  detail: VimObject | undefined;
+}
+
+function rootScope(): Map<string, string> {
+  return new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]);
+}
+
+function findChild(el: RawElement, local: string): Raw | undefined {
+  for (const k of Object.keys(el)) if (!k.startsWith('@_') && localName(k) === local) return el[k];
+  return undefined;
+}
+
+/** Parses a SOAP envelope into its response value or its fault. Throws on malformed XML. */
+export function parseEnvelope(xml: string): ParsedEnvelope {
+  const doc = parser.parse(xml) as RawElement;
+  const envelope = findChild(doc, 'Envelope');
+  if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope)) {
+    throw new Error('response is not a SOAP envelope');
+  }
+  let scope: Scope = childScope(envelope, rootScope());
+  const body = findChild(envelope, 'Body');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    return { returnval: undefined, responseName: undefined };
+  }
+  scope = childScope(body, scope);
+  for (const key of Object.keys(body)) {
+    if (key.startsWith('@_') || key === '#text') continue;
+    const el = body[key];
+    if (localName(key) === 'Fault' && (scope.get(key.split(':')[0] ?? '') === SOAPENV_NS || !key.includes(':'))) {
+      return { returnval: undefined, responseName: undefined, fault: decodeFault(el, scope) };
+    }
+    if (!el || typeof el !== 'object' || Array.isArray(el)) {
+      return { returnval: undefined, responseName: localName(key) };
+    }
+    const elScope = childScope(el, scope);
+    const rv = el.returnval;
+    return {
+      returnval: rv === undefined ? undefined : decodeElement(rv, elScope),
+      responseName: localName(key),
+    };
+  }
+  return { returnval: undefined, responseName: undefined };
+}
+
+function decodeFault(raw: Raw | undefined, scope: Scope): ParsedFault {
+  const el = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
+  const s = childScope(el, scope);
+  const code = findChild(el, 'faultcode');
+  const str = findChild(el, 'faultstring');
+  const detailRaw = findChild(el, 'detail');
+  let faultName: string | undefined;
+  let detail: VimObject | undefined;
+  if (detailRaw && typeof detailRaw === 'object' && !Array.isArray(detailRaw)) {
+    const ds = childScope(detailRaw, s);
+    for (const k of Object.keys(detailRaw)) {
+      if (k.startsWith('@_') || k === '#text') continue;
+      const inner = detailRaw[k];
+      const innerEl = inner && typeof inner === 'object' && !Array.isArray(inner) ? inner : {};
+      const decoded = decodeElement(innerEl, ds);
+      detail = decoded && typeof decoded === 'object' && !Array.isArray(decoded) && !isMoRef(decoded)
+        ? (decoded as VimObject)
+        : {};
+      // `<InvalidLoginFault xsi:type="InvalidLogin">`: the xsi:type is the fault; the element
+      // name minus `Fault` is the fallback for producers that omit it.
+      faultName = detail._type ?? localName(k).replace(/Fault$/, '');
+      break;
+    }
+  }
+  return {
+    faultcode: textOf(code),
+    faultstring: textOf(str),
+    faultName,
+    detail,
+  };
+}
+
+function textOf(raw: Raw | undefined): string {
+  if (typeof raw === 'string') return raw;
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && typeof raw['#text'] === 'string') return raw['#text'];
+  return '';
+}
+
+/**
+ * Turns a decoded `RetrieveResult` (`{token?, objects[]}`) into ObjectContent rows. This is the
+ * seam for a faster path: callers only ever see its output.
+ */
+export function decodeRetrieveResult(returnval: unknown): { token: string | undefined; objects: ObjectContent[] } {
+  if (returnval === undefined || returnval === null || returnval === '') return { token: undefined, objects: [] };
+  const rv = returnval as { token?: unknown; objects?: unknown };
+  const objects: ObjectContent[] = [];
+  for (const o of asArray<Record<string, unknown>>(rv.objects)) {
+    const props: Record<string, unknown> = {};
+    for (const p of asArray<{ name?: unknown; val?: unknown }>(o.propSet)) {
+      if (typeof p.name === 'string') props[p.name] = p.val;
+    }
+    const missing: MissingProperty[] = [];
+    for (const m of asArray<{ path?: unknown; fault?: unknown }>(o.missingSet)) {
+      // missingSet.fault is a LocalizedMethodFault whose `fault` holds the typed fault.
+      const lmf = (m.fault ?? {}) as { fault?: unknown };
+      const fault = (lmf.fault && typeof lmf.fault === 'object' ? lmf.fault : {}) as VimObject;
+      missing.push({ path: String(m.path ?? ''), faultName: fault._type ?? 'Unknown', fault });
+    }
+    const obj = o.obj;
+    if (isMoRef(obj)) objects.push({ obj, props, missing });
+  }
+  const token = typeof rv.token === 'string' && rv.token !== '' ? rv.token : undefined;
+  return { token, objects };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** A value to serialise: MoRefs (`{type, value}`), typed objects (`_type`), arrays, scalars. */
+export type XmlValue = unknown;
+
+export function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;',
+  );
+}
+
+/**
+ * Serialises `value` as element(s) named `name`. Object fields are written in insertion order,
+ * which must follow the WSDL sequence (vCenter validates element order); `_type` becomes
+ * `xsi:type`. Undefined fields are omitted.
+ */
+export function encodeElement(name: string, value: XmlValue): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.map((v) => encodeElement(name, v)).join('');
+  if (value instanceof Date) return `<${name}>${value.toISOString()}</${name}>`;
+  if (typeof value !== 'object') return `<${name}>${escapeXml(String(value))}</${name}>`;
+  if (isMoRef(value)) return `<${name} type="${escapeXml(value.type)}">${escapeXml(value.value)}</${name}>`;
+  const obj = value as VimObject;
+  const typeAttr = obj._type ? ` xsi:type="${escapeXml(obj._type)}"` : '';
+  let inner = '';
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === '_type') continue;
+    inner += encodeElement(k, v);
+  }
+  return `<${name}${typeAttr}>${inner}</${name}>`;
+}

@@ -1,0 +1,229 @@
+// TargetPool: one lazily logged-in VsphereClient per configured target (the session is opened on
+// first use and re-established by the client when vSphere expires it), a small per-target
+// concurrency limit so a hung vCenter holds at most a few sockets and cannot starve the others,
+// and `fanOut`, which runs one function on many targets and answers per target, in the given
+// order, each within its own deadline: a hung target becomes a `timeout` slot while healthy
+// targets answer normally in the same call.
+
+import { AppError, toPublicError, type PublicError } from '../core/errors.js';
+import type { SecretSource } from '../core/secrets.js';
+import { VsphereClient } from './client.js';
+import type { CallOptions, Logger } from './soap/transport.js';
+import { silentLogger } from './soap/transport.js';
+import type { TargetConfig } from './target-config.js';
+
+export interface TargetPoolOptions {
+  secrets: SecretSource;
+  logger?: Logger;
+  /** Concurrent calls per target; default 4. */
+  perTargetConcurrency?: number;
+  /** Per SOAP call deadline (ms); default 60 s. */
+  callTimeoutMs?: number;
+  /** Keepalive period (ms); default 5 minutes; 0 disables. */
+  keepaliveMs?: number;
+}
+
+export type FanOutResult<T> = { target: string; ok: T } | { target: string; error: PublicError };
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Deadline for the whole function on one target (queueing included); default 60 s. */
+  timeoutMs?: number;
+}
+
+export interface TargetStatus {
+  name: string;
+  host: string;
+  connected: boolean;
+  api_version: string | null;
+  instance_uuid: string | null;
+  full_name: string | null;
+  last_error: PublicError | null;
+  /** Other targets reporting the same about.instanceUuid (the same vCenter configured twice). */
+  shares_instance_with: string[];
+  tags: string[];
+  standalone_host: boolean;
+}
+
+/** A counting semaphore whose waiters give up when their signal aborts. */
+class Limiter {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly max: number) {}
+
+  async acquire(signal: AbortSignal): Promise<() => void> {
+    if (this.active >= this.max) {
+      await new Promise<void>((resolve, reject) => {
+        const wake = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          const i = this.waiters.indexOf(wake);
+          if (i >= 0) this.waiters.splice(i, 1);
+          reject(signal.reason);
+        };
+        this.waiters.push(wake);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    } else {
+      this.active++;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiters.shift();
+      if (next) next(); // the slot passes straight to the next waiter
+      else this.active--;
+    };
+  }
+}
+
+interface Entry {
+  config: TargetConfig;
+  client: VsphereClient;
+  limiter: Limiter;
+  lastError: PublicError | null;
+}
+
+export class TargetPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly logger: Logger;
+
+  constructor(
+    targets: TargetConfig[],
+    private readonly opts: TargetPoolOptions,
+  ) {
+    this.logger = opts.logger ?? silentLogger;
+    for (const t of targets) {
+      if (this.entries.has(t.name)) throw new AppError('config_invalid', `Duplicate vSphere target name '${t.name}'`);
+      this.entries.set(t.name, {
+        config: t,
+        client: new VsphereClient(t, { secrets: opts.secrets, logger: opts.logger, timeoutMs: opts.callTimeoutMs, keepaliveMs: opts.keepaliveMs }),
+        limiter: new Limiter(opts.perTargetConcurrency ?? 4),
+        lastError: null,
+      });
+    }
+  }
+
+  /** Target names in configuration order. */
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  config(name: string): TargetConfig {
+    return this.entry(name).config;
+  }
+
+  private entry(name: string): Entry {
+    const e = this.entries.get(name);
+    if (!e) {
+      throw new AppError('not_found', `No vSphere target named '${name}'`, {
+        details: { target: name, known: this.names() },
+        hint: `Known targets: ${this.names().join(', ') || '(none configured)'}.`,
+      });
+    }
+    return e;
+  }
+
+  /** The client of one target (not yet connected: it logs in on first use). */
+  client(name: string): VsphereClient {
+    return this.entry(name).client;
+  }
+
+  /**
+   * Runs `fn` against one target within the concurrency limit and a deadline. The signal handed
+   * to `fn` aborts at the deadline or when the caller aborts; pass it (and your operationId) on.
+   */
+  async run<T>(name: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: RunOptions = {}): Promise<T> {
+    const e = this.entry(name);
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    const deadline = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new AppError('timeout', `vSphere target '${name}' (${e.config.host}) did not answer within ${timeoutMs} ms`, {
+          details: { target: name, timeout_ms: timeoutMs },
+          hint: 'That vCenter is slow or hung; the other targets are unaffected. Retry later or query it alone.',
+        });
+        deadline.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const work = (async () => {
+      const release = await e.limiter.acquire(signal);
+      try {
+        return await fn(e.client, { signal });
+      } finally {
+        release();
+      }
+    })();
+    // Swallow the loser's rejection so it never surfaces as unhandled.
+    work.catch(() => undefined);
+    try {
+      const out = await Promise.race([work, timedOut]);
+      e.lastError = null;
+      return out;
+    } catch (err) {
+      const aborted = opts.signal?.aborted && !deadline.signal.aborted;
+      if (!aborted) e.lastError = toPublicError(err);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs `fn` on each target concurrently; one slot per target, in the order given. */
+  async fanOut<T>(
+    names: string[],
+    fn: (client: VsphereClient, target: TargetConfig, call: CallOptions) => Promise<T>,
+    opts: RunOptions = {},
+  ): Promise<Array<FanOutResult<T>>> {
+    return Promise.all(
+      names.map(async (name): Promise<FanOutResult<T>> => {
+        try {
+          const e = this.entry(name);
+          return { target: name, ok: await this.run(name, (c, call) => fn(c, e.config, call), opts) };
+        } catch (err) {
+          this.logger.debug({ target: name, err: err instanceof Error ? err.message : String(err) }, 'fan-out slot failed');
+          return { target: name, error: toPublicError(err) };
+        }
+      }),
+    );
+  }
+
+  /**
+   * What is known about each target. With `connect: true`, logs in to every target first (each
+   * within `timeoutMs`) so api_version, instance_uuid and shares_instance_with are filled.
+   */
+  async status(opts: RunOptions & { connect?: boolean } = {}): Promise<TargetStatus[]> {
+    if (opts.connect) await this.fanOut(this.names(), (c, _t, call) => c.connect(call), opts);
+    const rows: TargetStatus[] = [...this.entries.values()].map((e) => {
+      const about = e.client.vim.about;
+      return {
+        name: e.config.name,
+        host: e.config.host,
+        connected: e.client.connected,
+        api_version: about?.apiVersion || null,
+        instance_uuid: about?.instanceUuid || null,
+        full_name: about?.fullName || null,
+        last_error: e.lastError,
+        shares_instance_with: [],
+        tags: e.config.tags,
+        standalone_host: e.config.standaloneHost,
+      };
+    });
+    for (const r of rows) {
+      if (!r.instance_uuid) continue;
+      r.shares_instance_with = rows.filter((o) => o !== r && o.instance_uuid === r.instance_uuid).map((o) => o.name);
+    }
+    return rows;
+  }
+
+  /** Logs out of every target (bounded per target) and closes the sockets. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.client.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,97 @@
+// Waiting on a vSphere Task: poll `info` through the PropertyCollector (one round trip per poll,
+// backing off from 100 ms to 1 s), report progress, and return `info.result` on success. A failed
+// task becomes AppError `task_failed` with vSphere's localizedMessage and fault name. When the
+// caller aborts, the task is cancelled best effort (CancelTask with its own deadline); when our
+// deadline passes, the task keeps running in vCenter and the error says so.
+
+import { AppError } from '../core/errors.js';
+import { retrieveOne } from './property-collector.js';
+import type { CallOptions } from './soap/transport.js';
+import { asNumber, asString, type MoRef, type VimObject } from './types.js';
+import type { VimClient } from './vim-client.js';
+
+export interface WaitOptions extends CallOptions {
+  /** Overall wait budget (ms); default 10 minutes. */
+  timeoutMs?: number;
+  onProgress?: (percent: number | undefined, message: string | undefined) => void;
+  /** First poll interval (ms); doubles up to 1 s. */
+  pollMs?: number;
+}
+
+export interface TaskInfo extends VimObject {
+  key?: string;
+  state?: string;
+  progress?: unknown;
+  result?: unknown;
+  error?: { fault?: VimObject; localizedMessage?: string };
+  description?: { message?: string };
+  entityName?: string;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function taskError(client: VimClient, task: MoRef, info: TaskInfo): AppError {
+  const faultName = info.error?.fault?._type ?? 'Unknown';
+  const msg = asString(info.error?.localizedMessage) || faultName;
+  return new AppError('task_failed', `vSphere task ${task.value} on '${client.target.name}' failed: ${msg}`, {
+    details: { fault: faultName, task: task.value, target: client.target.name, localizedMessage: msg, entity: info.entityName },
+    hint: 'Read the object state and the task error; fix the cause before retrying.',
+  });
+}
+
+/** Waits until the task succeeds (returns info.result) or fails (throws task_failed). */
+export async function waitForTask(client: VimClient, task: MoRef, opts: WaitOptions = {}): Promise<unknown> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 10 * 60_000);
+  let interval = opts.pollMs ?? 100;
+  let lastProgress: string | undefined;
+  for (;;) {
+    try {
+      const oc = await retrieveOne(client, task, ['info'], { signal: opts.signal, operationId: opts.operationId });
+      const info = (oc?.props.info ?? {}) as TaskInfo;
+      if (info.state === 'success') {
+        opts.onProgress?.(100, asString(info.description?.message));
+        return info.result;
+      }
+      if (info.state === 'error') throw taskError(client, task, info);
+      const pct = asNumber(info.progress);
+      const message = asString(info.description?.message);
+      const key = `${pct}|${message}`;
+      if (key !== lastProgress) {
+        lastProgress = key;
+        opts.onProgress?.(pct, message);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new AppError('timeout', `vSphere task ${task.value} on '${client.target.name}' did not finish in time`, {
+          details: { task: task.value, target: client.target.name, state: info.state },
+          hint: 'The task is still running in vCenter; check it with get_tasks before retrying.',
+        });
+      }
+      await sleep(Math.min(interval, left), opts.signal);
+      interval = Math.min(interval * 2, 1_000);
+    } catch (err) {
+      if (opts.signal?.aborted) {
+        await client.invoke('CancelTask', task, {}, { timeoutMs: 5_000 }).catch(() => undefined);
+        throw new AppError('cancelled', `Stopped waiting for vSphere task ${task.value}; cancellation was requested`, {
+          details: { task: task.value, target: client.target.name },
+          retryable: true,
+          cause: err,
+        });
+      }
+      throw err;
+    }
+  }
+}
