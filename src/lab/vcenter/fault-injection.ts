@@ -1,0 +1,104 @@
+// Fault knobs for tests and the demo: expire every session, hang or delay calls (all, or one
+// method), fail the next task of a method, change a VM's or host's connection state, and take the
+// whole endpoint off the network. `reset()` undoes all of them.
+
+import type { Lab } from './context.js';
+import type { VmConnectionState } from './vm-state.js';
+
+export type HangDuration = number | 'forever';
+
+/** What the HTTP layer must do with a call before serving it. */
+export interface CallPlan {
+  delayMs: number;
+  /** Never answer; destroy the socket after this many ms ('forever': only on reset/close). */
+  hang?: HangDuration;
+}
+
+/** Network control the HTTP server provides to the knobs. */
+export interface Reachability {
+  stopListening(): Promise<void>;
+  listenAgain(): Promise<void>;
+  /** Drops requests held by `hang` (their sockets are destroyed). */
+  releaseHung(): void;
+}
+
+export interface LabVcenterFaults {
+  /** Every live session becomes invalid: the next call faults NotAuthenticated. */
+  expireSessions(): void;
+  /** Matching calls get no answer; after `ms` the connection is dropped (never, with 'forever'). */
+  hang(match: { method?: string }, duration: HangDuration): void;
+  /** Matching calls (every call when `method` is undefined) are answered `ms` late. */
+  delay(method: string | undefined, ms: number): void;
+  /** The next task of `method` ends in error with `message` as its localizedMessage. */
+  failNextTask(method: string, message: string): void;
+  /** Sets `runtime.connectionState` of a VM (connected/orphaned/...) or a host (connected/disconnected/notResponding). */
+  setConnectionState(moid: string, state: string): void;
+  /** Closes the listener and destroys open sockets: connections are refused. */
+  unreachable(): Promise<void>;
+  /** Listens again on the same port after `unreachable()`. */
+  reachable(): Promise<void>;
+  /** Clears hang/delay/failNextTask, drops hung calls and makes the endpoint reachable again. */
+  reset(): Promise<void>;
+}
+
+export class FaultKnobs implements LabVcenterFaults {
+  private hangs: Array<{ method?: string; duration: HangDuration }> = [];
+  private delays: Array<{ method?: string; ms: number }> = [];
+  private down = false;
+  net?: Reachability;
+
+  constructor(private readonly lab: Lab) {}
+
+  planFor(method: string): CallPlan {
+    const hang = this.hangs.find((h) => h.method === undefined || h.method === method);
+    const delayMs = this.delays.filter((d) => d.method === undefined || d.method === method).reduce((a, d) => a + d.ms, 0);
+    return hang ? { delayMs, hang: hang.duration } : { delayMs };
+  }
+
+  expireSessions(): void {
+    this.lab.sessions.expireAll();
+  }
+
+  hang(match: { method?: string }, duration: HangDuration): void {
+    this.hangs.push({ method: match.method, duration });
+  }
+
+  delay(method: string | undefined, ms: number): void {
+    this.delays.push({ method, ms });
+  }
+
+  failNextTask(method: string, message: string): void {
+    this.lab.tasks.failNext.set(method, message);
+  }
+
+  setConnectionState(moid: string, state: string): void {
+    const host = [...this.lab.inv.hosts.values()].find((h) => h.moid === moid);
+    if (host) {
+      host.connectionState = state as typeof host.connectionState;
+      return;
+    }
+    const vm = this.lab.model.mutableVm(moid);
+    if (!vm) throw new Error(`lab vCenter ${this.lab.target}: no VM or host ${moid}`);
+    vm.connectionState = state as VmConnectionState;
+  }
+
+  async unreachable(): Promise<void> {
+    if (this.down) return;
+    this.down = true;
+    await this.net?.stopListening();
+  }
+
+  async reachable(): Promise<void> {
+    if (!this.down) return;
+    this.down = false;
+    await this.net?.listenAgain();
+  }
+
+  async reset(): Promise<void> {
+    this.hangs = [];
+    this.delays = [];
+    this.lab.tasks.failNext.clear();
+    this.net?.releaseHung();
+    await this.reachable();
+  }
+}

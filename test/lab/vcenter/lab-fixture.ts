@@ -1,0 +1,21 @@
+// Starts a simulated vCenter for a test file and gives it a logged-in SOAP client.
+
+import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../../src/lab/topology.js';
+import { startLabVcenter, type LabVcenterHandle, type LabVcenterOptions } from '../../../src/lab/vcenter/index.js';
+import { SoapTestClient } from './soap-client.js';
+
+export const VC1 = LAB_VCENTERS[0]!;
+
+export async function startVc(extra: Partial<LabVcenterOptions> = {}): Promise<{ vc: LabVcenterHandle; client: SoapTestClient }> {
+  const vc = await startLabVcenter({ vcenter: VC1, credentials: { ...LAB_CREDENTIALS }, taskMs: 80, ...extra });
+  const client = new SoapTestClient(vc.url);
+  const login = await client.login(LAB_CREDENTIALS.user, LAB_CREDENTIALS.password);
+  if (login.status !== 200) throw new Error(`login failed: ${login.xml}`);
+  return { vc, client };
+}
+
+export async function createView(client: SoapTestClient, type: string): Promise<string> {
+  const r = await client.call('CreateContainerView', ['ViewManager', 'ViewManager'],
+    `<container type="Folder">group-d1</container><type>${type}</type><recursive>true</recursive>`);
+  return String((r.body.returnval as Array<Record<string, unknown>>)[0]!['#text']);
+}
