@@ -1,0 +1,194 @@
+// The simulated ZVM's memory: which VPGs this site sees (from the lab topology), their journals
+// (automatic checkpoints every few seconds plus tagged ones), tasks, FLR sessions and download
+// links. Task and session states are computed from the clock when read, so there are no timers to
+// race except the automatic-checkpoint tick.
+
+import { randomUUID } from 'node:crypto';
+import type { GuestFileSystems } from '../guest-files.js';
+import { LAB_VCENTERS, LAB_VPGS, LAB_ZERTO_SITES, labVmIdentifier, type LabVpg, type LabZertoSite } from '../topology.js';
+import type { LabZvmFaults } from './faults.js';
+
+export interface LabCheckpoint {
+  id: string;
+  vpgId: string;
+  /** Lab clock time the checkpoint captures. */
+  at: number;
+  tag: string | null;
+  /** Q4 guess: 0 automatic, 1 tagged. */
+  type: 0 | 1;
+  /** When it starts to be listed; Infinity = never (failed insert, or the `never` fault). */
+  visibleAt: number;
+}
+
+export interface LabTask {
+  id: string;
+  type: 'InsertTaggedCP' | 'FlrJournalMount' | 'FlrJournalUnmount';
+  vpgId?: string;
+  flrSessionId?: string;
+  started: number;
+  durationMs: number;
+  failReason?: string;
+  initiatedBy: string;
+}
+
+export interface LabTaskView {
+  state: 1 | 4 | 6;
+  progress: number;
+  completed: number | null;
+}
+
+export interface LabVmRef {
+  vmIdentifier: string;
+  name: string;
+  vpg: LabVpg;
+}
+
+export interface LabFlrSession {
+  id: string;
+  vpgId: string;
+  vmIdentifier: string;
+  checkpoint: LabCheckpoint;
+  mountTaskId: string;
+  createdAt: number;
+  unmountTaskId?: string;
+}
+
+export interface LabDownload {
+  id: string;
+  sessionId: string;
+  bytes: Buffer;
+  fileName: string;
+  contentType: string;
+}
+
+const MAX_AUTO_CHECKPOINTS = 5000;
+
+export class LabZvmState {
+  readonly vpgs: LabVpg[];
+  readonly checkpoints = new Map<string, LabCheckpoint[]>();
+  readonly tasks = new Map<string, LabTask>();
+  readonly sessions = new Map<string, LabFlrSession>();
+  readonly downloads = new Map<string, LabDownload>();
+  /** access token -> expiry (ms) and the fault epoch it was issued in. */
+  readonly tokens = new Map<string, { expiresAt: number; epoch: number; principal: string }>();
+  private nextCheckpoint = 40_000;
+
+  constructor(
+    readonly site: LabZertoSite,
+    readonly guests: GuestFileSystems,
+    readonly faults: LabZvmFaults,
+    readonly taskDurationMs: number,
+  ) {
+    this.vpgs = LAB_VPGS.filter((v) => v.protectedSite === site.name || v.recoverySite === site.name);
+    for (const v of this.vpgs) this.checkpoints.set(v.id, []);
+    this.autoCheckpoint();
+  }
+
+  static siteByName(name: string): LabZertoSite {
+    const s = LAB_ZERTO_SITES.find((x) => x.name === name);
+    if (!s) throw new Error(`unknown lab Zerto site ${name}`);
+    return s;
+  }
+
+  /** Sites this site shares a VPG with: its peers. */
+  peers(): LabZertoSite[] {
+    const names = new Set(this.vpgs.flatMap((v) => [v.protectedSite, v.recoverySite]).filter((n) => n !== this.site.name));
+    return LAB_ZERTO_SITES.filter((s) => names.has(s.name));
+  }
+
+  vpg(id: string): LabVpg | undefined {
+    return this.vpgs.find((v) => v.id.toLowerCase() === id.toLowerCase());
+  }
+
+  /** One entry per (VM, VPG) this site sees, like /v1/vms. */
+  vmRows(): LabVmRef[] {
+    return this.vpgs.flatMap((vpg) => vpg.vms.map((m) => ('cloudVm' in m
+      ? { vmIdentifier: m.identifier, name: m.cloudVm, vpg }
+      : { vmIdentifier: labVmIdentifier(m.target, m.moid), name: vmName(m.target, m.moid), vpg })));
+  }
+
+  /** Adds an automatic checkpoint to every VPG (the timer calls this; tests may too). */
+  autoCheckpoint(): void {
+    const at = this.guests.now();
+    for (const v of this.vpgs) {
+      const list = this.checkpoints.get(v.id)!;
+      list.push({ id: String(this.nextCheckpoint++), vpgId: v.id, at, tag: null, type: 0, visibleAt: at });
+      if (list.length > MAX_AUTO_CHECKPOINTS) list.splice(list.findIndex((c) => c.type === 0), 1);
+    }
+  }
+
+  /** Checkpoints listed now, oldest first. */
+  listedCheckpoints(vpgId: string, now = Date.now()): LabCheckpoint[] {
+    return (this.checkpoints.get(vpgId) ?? []).filter((c) => c.visibleAt <= now).sort((a, b) => a.at - b.at);
+  }
+
+  insertTagged(vpgId: string, tag: string, initiatedBy: string): LabTask {
+    const task = this.startTask('InsertTaggedCP', initiatedBy, { vpgId });
+    const at = this.guests.now();
+    const done = task.started + task.durationMs;
+    const delay = this.faults.checkpointDelayMs;
+    const visibleAt = task.failReason !== undefined || delay === 'never' ? Number.POSITIVE_INFINITY : done + delay;
+    this.checkpoints.get(vpgId)!.push({ id: String(this.nextCheckpoint++), vpgId, at, tag, type: 1, visibleAt });
+    return task;
+  }
+
+  startTask(type: LabTask['type'], initiatedBy: string, about: { vpgId?: string; flrSessionId?: string }): LabTask {
+    const task: LabTask = {
+      id: `${randomUUID()}.${this.site.siteIdentifier}`, type, started: Date.now(),
+      durationMs: this.faults.taskDurationMs ?? this.taskDurationMs, initiatedBy, ...about,
+    };
+    const fail = this.faults.takeTaskFailure(type);
+    if (fail !== undefined) task.failReason = fail;
+    this.tasks.set(task.id, task);
+    return task;
+  }
+
+  taskView(task: LabTask, now = Date.now()): LabTaskView {
+    const end = task.started + task.durationMs;
+    if (now < end) return { state: 1, progress: Math.min(99, Math.floor((100 * (now - task.started)) / Math.max(1, task.durationMs))), completed: null };
+    if (task.failReason !== undefined) return { state: 4, progress: 50, completed: end };
+    return { state: 6, progress: 100, completed: end };
+  }
+
+  mount(vpgId: string, vmIdentifier: string, checkpoint: LabCheckpoint, initiatedBy: string): LabFlrSession {
+    const id = `${randomUUID()}.${this.site.siteIdentifier}`;
+    const task = this.startTask('FlrJournalMount', initiatedBy, { vpgId, flrSessionId: id });
+    const s: LabFlrSession = { id, vpgId, vmIdentifier, checkpoint, mountTaskId: task.id, createdAt: Date.now() };
+    this.sessions.set(id, s);
+    return s;
+  }
+
+  /** `null` once the session is gone (unmount finished). */
+  sessionStatus(s: LabFlrSession, now = Date.now()): string | null {
+    if (s.unmountTaskId) {
+      const v = this.taskView(this.tasks.get(s.unmountTaskId)!, now);
+      if (v.state === 6) return null;
+      return v.state === 4 ? 'UnmountFailed' : 'UnmountInProgress';
+    }
+    const v = this.taskView(this.tasks.get(s.mountTaskId)!, now);
+    if (v.state === 1) return 'MountInProgress';
+    return v.state === 4 ? 'MountFailed' : 'MountCompletedSuccessfully';
+  }
+
+  /** Live sessions (not yet fully unmounted). */
+  liveSessions(now = Date.now()): LabFlrSession[] {
+    return [...this.sessions.values()].filter((s) => this.sessionStatus(s, now) !== null);
+  }
+
+  session(id: string): LabFlrSession | undefined {
+    const s = this.sessions.get(id) ?? [...this.sessions.values()].find((x) => x.id.toLowerCase() === id.toLowerCase());
+    return s && this.sessionStatus(s) !== null ? s : undefined;
+  }
+
+  unmount(s: LabFlrSession, initiatedBy: string): LabTask {
+    const task = this.startTask('FlrJournalUnmount', initiatedBy, { vpgId: s.vpgId, flrSessionId: s.id });
+    s.unmountTaskId = task.id;
+    for (const [k, d] of this.downloads) if (d.sessionId === s.id) this.downloads.delete(k);
+    return task;
+  }
+}
+
+function vmName(target: string, moid: string): string {
+  const vm = LAB_VCENTERS.find((v) => v.target === target)?.vms.find((m) => m.moid === moid);
+  return vm?.name ?? moid;
+}

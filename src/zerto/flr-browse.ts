@@ -1,0 +1,111 @@
+// Inside a mounted FLR session: wait for the mount, then find a guest file on the session's
+// partitions. The path is walked one browse per folder, so a name is matched the way the guest OS
+// matches it (case-insensitively on Windows) whatever the ZVM does with case, and a missing folder
+// on one partition simply means "not on this partition".
+
+import { AppError } from '../core/errors.js';
+import type { ZvmClient } from './client.js';
+import { flrBaseName, labelHasDrive, orderPartitions, sameName, type GuestPath } from './guest-path.js';
+import type { FlrSession, PathItem } from './schemas.js';
+import { sleep } from './sleep.js';
+
+/** Q13: 7.x says MountCompletedSuccessfully; the 5.x UI said MountReady. Both mean usable. */
+const MOUNTED = /^(MountCompletedSuccessfully|MountReady|Mounted)$/i;
+const FAILED = /fail/i;
+
+export async function waitForMount(
+  client: ZvmClient, sessionId: string,
+  opts: { deadline: number; pollMs: number; signal?: AbortSignal | undefined; onPoll?: (status: string) => void },
+): Promise<FlrSession> {
+  let last: string;
+  for (;;) {
+    const s = await client.getFlrSession(sessionId, opts.signal);
+    if (!s) throw new AppError('flr_failed', `FLR session ${sessionId} disappeared from Zerto site '${client.site.name}' while mounting.`, { retryable: true });
+    last = String(s.FlrSessionStatus ?? 'unknown');
+    opts.onPoll?.(last);
+    if (MOUNTED.test(last)) return s;
+    if (FAILED.test(last)) {
+      throw new AppError('flr_failed', `Zerto could not mount the checkpoint for file-level restore (session ${sessionId}: ${last}).`, {
+        retryable: true,
+        hint: 'Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.',
+        details: { site: client.site.name, session_id: sessionId, status: last },
+      });
+    }
+    const remaining = opts.deadline - Date.now();
+    if (remaining <= 0) {
+      throw new AppError('flr_failed', `The FLR mount of session ${sessionId} did not complete in time (last status ${last}).`, {
+        retryable: true, details: { site: client.site.name, session_id: sessionId, status: last },
+      });
+    }
+    await sleep(Math.min(opts.pollMs, remaining), opts.signal);
+  }
+}
+
+export interface LocatedFile {
+  partition: string;
+  item: PathItem;
+}
+
+/** Finds the guest file on exactly one partition; several or none is an flr_failed that lists them. */
+export async function locateGuestFile(
+  client: ZvmClient, sessionId: string, gp: GuestPath, opts: { partition?: string | undefined; signal?: AbortSignal | undefined },
+): Promise<LocatedFile> {
+  const root = await client.browseFlr(sessionId, '', opts.signal);
+  let labels = (root.PathItems ?? []).map((p) => p.Path);
+  if (labels.length === 0) throw new AppError('flr_failed', `The mounted checkpoint shows no partitions (session ${sessionId}).`);
+  if (opts.partition) {
+    const wanted = labels.filter((l) => l.toLowerCase() === opts.partition!.toLowerCase());
+    if (wanted.length === 0) throw new AppError('invalid_input', `No partition '${opts.partition}' in the mounted checkpoint; partitions: ${labels.join(', ')}.`);
+    labels = wanted;
+  }
+  const found: LocatedFile[] = [];
+  for (const label of orderPartitions(labels, gp)) {
+    const item = await findOnPartition(client, sessionId, label, gp, opts.signal);
+    if (item) found.push({ partition: label, item });
+  }
+  if (found.length === 0) {
+    throw new AppError('flr_failed', `'${gp.original}' does not exist at this checkpoint on any partition (${labels.join(', ')}).`, {
+      hint: 'Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).',
+      details: { partitions: labels },
+    });
+  }
+  if (found.length > 1) {
+    const byDrive = found.filter((f) => labelHasDrive(f.partition, gp.drive));
+    if (byDrive.length === 1) return byDrive[0]!;
+    throw new AppError('flr_failed', `'${gp.original}' exists on ${found.length} partitions (${found.map((f) => f.partition).join(', ')}); cannot tell which is ${gp.drive ? `drive ${gp.drive}:` : 'the one you mean'}.`, {
+      hint: 'Call again with partition set to one of the listed partitions.',
+      details: { partitions: found.map((f) => f.partition) },
+    });
+  }
+  const hit = found[0]!;
+  if (hit.item.DownloadInformation?.IsDownloadable === false) {
+    throw new AppError('flr_failed', `Zerto cannot restore '${gp.original}': ${hit.item.DownloadInformation.AdditionalInformation ?? 'not downloadable'}.`);
+  }
+  return hit;
+}
+
+async function findOnPartition(client: ZvmClient, sessionId: string, label: string, gp: GuestPath, signal?: AbortSignal): Promise<PathItem | null> {
+  let current = label;
+  let item: PathItem | null = null;
+  for (const component of gp.components) {
+    let listing: PathItem[];
+    try {
+      listing = (await client.browseFlr(sessionId, current, signal)).PathItems ?? [];
+    } catch (err) {
+      // A 4xx on browse means the folder is not on this partition; anything else is a real failure.
+      if (err instanceof AppError && (err.code === 'not_found' || (err.code === 'zerto_error' && !err.retryable))) return null;
+      throw err;
+    }
+    const exact = listing.filter((p) => flrBaseName(p.Path) === component);
+    const matches = exact.length > 0 ? exact : listing.filter((p) => sameName(flrBaseName(p.Path), component, gp.os));
+    if (matches.length !== 1) return null;
+    item = matches[0]!;
+    current = item.Path;
+  }
+  if (!item || isFolder(item)) return null;
+  return item;
+}
+
+function isFolder(item: PathItem): boolean {
+  return /folder|directory|partition|volume/i.test(item.Type ?? '') || (item.IsBrowsable === true && !/file/i.test(item.Type ?? ''));
+}

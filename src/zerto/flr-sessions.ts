@@ -1,0 +1,163 @@
+// FLR sessions as the agent sees them: what each ZVM reports, joined with what this server
+// recorded. `opened_by_this_server` = recorded in the state file; `orphaned` = recorded, but its
+// opener (a server process) is gone, so nobody will unmount it unless asked. Ending a session this
+// server did not open needs `force`: it may be an administrator's restore in progress.
+
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../core/errors.js';
+import type { ZvmClient } from './client.js';
+import { FlrSessionStore, type StoredFlrSession } from './flr-session-store.js';
+import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
+import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
+
+export type { UnmountReport } from './flr-unmount.js';
+
+export interface FlrSessionView {
+  site: string;
+  session_id: string;
+  status: string;
+  vm_identifier: string | null;
+  vpg_id: string | null;
+  checkpoint_id: string | null;
+  mount_time: string | null;
+  opened_by_this_server: boolean;
+  orphaned: boolean;
+  opened_at?: string;
+  vm?: string;
+  vpg?: string;
+}
+
+export type ClientLookup = ReadonlyMap<string, ZvmClient> | ((site: string) => ZvmClient | undefined);
+
+export interface FlrSessionRegistryOptions {
+  /** State file path (the server puts it beside the audit log). */
+  path: string;
+  clients: ClientLookup;
+  logger?: ZertoLogger;
+  /** Injectable for tests; default asks the OS whether the pid exists. */
+  isProcessAlive?: (pid: number) => boolean;
+}
+
+export class FlrSessionRegistry {
+  /** Identifies this server process in the state file. */
+  readonly instance = randomUUID();
+  private readonly store: FlrSessionStore;
+  private readonly log: ZertoLogger;
+  private readonly alive: (pid: number) => boolean;
+
+  constructor(private readonly opts: FlrSessionRegistryOptions) {
+    this.store = new FlrSessionStore(opts.path);
+    this.log = opts.logger ?? SILENT_LOGGER;
+    this.alive = opts.isProcessAlive ?? defaultIsAlive;
+  }
+
+  async recordOpened(s: Omit<StoredFlrSession, 'owner' | 'opened_at'>): Promise<void> {
+    await this.store.add({ ...s, opened_at: new Date().toISOString(), owner: { pid: process.pid, instance: this.instance } });
+  }
+
+  async recordClosed(site: string, sessionId: string): Promise<void> {
+    await this.store.remove(site, sessionId);
+  }
+
+  /** Recorded sessions whose opener is gone: to report at startup. */
+  async leftovers(): Promise<StoredFlrSession[]> {
+    return (await this.store.read()).filter((s) => this.isOrphan(s));
+  }
+
+  /** Logs leftovers from an earlier run (a crash mid-restore) and returns them. */
+  async reportLeftovers(): Promise<StoredFlrSession[]> {
+    const left = await this.leftovers();
+    for (const s of left) {
+      this.log.warn({ site: s.site, session_id: s.session_id, vm: s.vm, opened_at: s.opened_at }, 'FLR session left mounted by an earlier run; end it with zerto_end_flr_session');
+    }
+    return left;
+  }
+
+  /** Every session the ZVMs report, plus this server's view of each. Sites that fail are listed in `errors`. */
+  async list(opts: { site?: string; signal?: AbortSignal } = {}): Promise<{ sessions: FlrSessionView[]; errors: Array<{ site: string; code: string; message: string }> }> {
+    const stored = await this.store.read();
+    const sites = this.siteNames().filter((s) => !opts.site || s === opts.site);
+    if (opts.site && sites.length === 0) throw new AppError('not_found', `No Zerto site named '${opts.site}' is configured.`);
+    const sessions: FlrSessionView[] = [];
+    const errors: Array<{ site: string; code: string; message: string }> = [];
+    await Promise.all(sites.map(async (site) => {
+      try {
+        const live = await this.client(site).listFlrSessions({}, opts.signal);
+        for (const s of live) {
+          const mine = stored.find((e) => e.site === site && e.session_id === s.FlrSessionIdentifier);
+          const view: FlrSessionView = {
+            site, session_id: s.FlrSessionIdentifier, status: String(s.FlrSessionStatus ?? 'unknown'),
+            vm_identifier: s.VmIdentifier ?? null, vpg_id: s.VpgIdentifier ?? null,
+            checkpoint_id: s.CheckpointIdentifier === null || s.CheckpointIdentifier === undefined ? null : String(s.CheckpointIdentifier),
+            mount_time: s.MountTime ?? null, opened_by_this_server: !!mine, orphaned: !!mine && this.isOrphan(mine),
+          };
+          if (mine) Object.assign(view, { opened_at: mine.opened_at, vm: mine.vm, vpg: mine.vpg });
+          sessions.push(view);
+        }
+        // Recorded sessions the ZVM no longer has were ended elsewhere: forget them.
+        const liveIds = new Set(live.map((l) => l.FlrSessionIdentifier));
+        const gone: StoredFlrSession[] = stored.filter((x) => x.site === site && this.isOrphan(x) && !liveIds.has(x.session_id));
+        for (const g of gone) await this.store.remove(site, g.session_id);
+      } catch (err) {
+        const e = err instanceof AppError ? err : new AppError('internal', String(err));
+        errors.push({ site, code: e.code, message: e.message });
+      }
+    }));
+    sessions.sort((a, b) => a.site.localeCompare(b.site) || a.session_id.localeCompare(b.session_id));
+    return { sessions, errors };
+  }
+
+  /** Ends one session. Sessions this server did not open need `force`. */
+  async end(args: { site: string; sessionId: string; force?: boolean; signal?: AbortSignal }): Promise<UnmountReport & { opened_by_this_server: boolean }> {
+    const stored = (await this.store.read()).find((s) => s.site === args.site && s.session_id === args.sessionId);
+    if (!stored && !args.force) {
+      const live = await this.client(args.site).getFlrSession(args.sessionId, args.signal);
+      if (!live) throw new AppError('not_found', `Zerto site '${args.site}' has no FLR session ${args.sessionId}.`);
+      throw new AppError('invalid_input', `FLR session ${args.sessionId} at '${args.site}' was not opened by this server; it may be someone's restore in progress.`, {
+        hint: 'Pass force: true to end it anyway.',
+      });
+    }
+    const report = await this.unmount(args.site, args.sessionId, { waitMs: 30_000 });
+    return { ...report, opened_by_this_server: !!stored };
+  }
+
+  /** For shutdown: unmounts every session this process opened and has not closed. */
+  async unmountAllOpened(opts: { waitMs?: number } = {}): Promise<UnmountReport[]> {
+    const mine = (await this.store.read()).filter((s) => s.owner.instance === this.instance);
+    return Promise.all(mine.map((s) => this.unmount(s.site, s.session_id, { waitMs: opts.waitMs ?? 10_000 })));
+  }
+
+  /** Unmounts (see flr-unmount.ts) and drops the record once the ZVM accepted it. */
+  async unmount(site: string, sessionId: string, opts: { waitMs: number; pollMs?: number }): Promise<UnmountReport> {
+    const report = await unmountFlrSession(this.client(site), sessionId, opts);
+    if (report.status === 'failed') this.log.warn({ site, session_id: sessionId }, 'FLR unmount failed');
+    // Keep the record only when the ZVM refused: then the session is still there to be found.
+    else await this.store.remove(site, sessionId);
+    return report;
+  }
+
+  private isOrphan(s: StoredFlrSession): boolean {
+    if (s.owner.instance === this.instance) return false;
+    return s.owner.pid === process.pid || !this.alive(s.owner.pid);
+  }
+
+  private client(site: string): ZvmClient {
+    const c = typeof this.opts.clients === 'function' ? this.opts.clients(site) : this.opts.clients.get(site);
+    if (!c) throw new AppError('not_found', `No Zerto site named '${site}' is configured.`);
+    return c;
+  }
+
+  private siteNames(): string[] {
+    if (typeof this.opts.clients !== 'function') return [...this.opts.clients.keys()];
+    throw new AppError('internal', 'FlrSessionRegistry.list needs a Map of clients to enumerate sites.');
+  }
+}
+
+function defaultIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

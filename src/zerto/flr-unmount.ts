@@ -1,0 +1,39 @@
+// Ending an FLR session and confirming it ended. Runs on its own timeout, never the caller's
+// signal: a restore that was cancelled or failed must still release its mount. DELETE probably
+// answers a FlrJournalUnmount task id (reference/zerto-api.md §8.5, inferred); when it does, the
+// task is followed briefly so the report can say "unmounted" rather than "requested".
+
+import { AppError } from '../core/errors.js';
+import type { ZvmClient } from './client.js';
+import { looksLikeTaskId, waitForTask } from './task-wait.js';
+
+export interface UnmountReport {
+  site: string;
+  session_id: string;
+  /** `unmounted`: the unmount task completed or the session is gone; `requested`: accepted, not yet confirmed. */
+  status: 'unmounted' | 'requested' | 'failed';
+  task_id?: string | null;
+  message?: string;
+}
+
+export async function unmountFlrSession(client: ZvmClient, sessionId: string, opts: { waitMs: number; pollMs?: number }): Promise<UnmountReport> {
+  const site = client.site.name;
+  let taskId: string | null;
+  try {
+    taskId = await client.unmountFlr(sessionId, AbortSignal.timeout(Math.max(opts.waitMs, 5_000)));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') {
+      return { site, session_id: sessionId, status: 'unmounted', message: 'the ZVM no longer had the session' };
+    }
+    return { site, session_id: sessionId, status: 'failed', message: err instanceof AppError ? err.message : String(err) };
+  }
+  if (!looksLikeTaskId(taskId)) return { site, session_id: sessionId, status: 'requested', task_id: taskId };
+  try {
+    const outcome = await waitForTask(client, taskId, { deadline: Date.now() + opts.waitMs, pollMs: opts.pollMs ?? 500, signal: AbortSignal.timeout(opts.waitMs + 5_000) });
+    if (outcome.kind === 'completed' || outcome.kind === 'gone') return { site, session_id: sessionId, status: 'unmounted', task_id: taskId };
+    if (outcome.kind === 'failed') return { site, session_id: sessionId, status: 'failed', task_id: taskId, message: outcome.reason };
+    return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: 'the unmount task is still running' };
+  } catch (err) {
+    return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: err instanceof AppError ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,180 @@
+// Pin one tagged checkpoint on every VPG protecting a VM and wait until each VPG lists it. A retry
+// with the same vm + change finds the tag it left and inserts only where it is missing. Concurrent
+// identical calls in this process share one run, so a double-submitted guard cannot insert twice.
+// Every wait is bounded by one deadline; timeouts name the VPG and the stage that did not finish.
+
+import { AppError } from '../core/errors.js';
+import type { ZvmClient } from './client.js';
+import { buildPinPlan, refusalError, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
+import { sleep } from './sleep.js';
+import { waitForTask } from './task-wait.js';
+
+export interface PinProgress {
+  vpg: string;
+  vpg_id: string;
+  stage: 'reused' | 'inserting' | 'task' | 'listing' | 'listed';
+  /** 0-100 across all VPGs. */
+  progress: number;
+  message: string;
+}
+
+export interface PinArgs extends PinRequest {
+  /** Bound for the whole wait (task + listing) across VPGs. Default 120 s. */
+  timeoutMs?: number;
+  pollMs?: number;
+  onProgress?: (p: PinProgress) => void;
+}
+
+export interface PinnedCheckpoint {
+  vpg: string;
+  vpg_id: string;
+  checkpoint_id: string;
+  timestamp: string;
+  /** True when a previous attempt of the same change had already pinned it. */
+  reused: boolean;
+}
+
+export interface PinResult {
+  tag: string;
+  change_id: string;
+  checkpoints: PinnedCheckpoint[];
+}
+
+export interface PinDryRun {
+  dry_run: true;
+  tag: string;
+  change_id: string;
+  would_insert: Array<{ vpg: string; vpg_id: string }>;
+  already_pinned: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string }>;
+  refused: Array<{ vpg: string; vpg_id: string; reason: string }>;
+}
+
+/** Search window before the insert time: absorbs clock skew between this host and the ZVM. */
+const SKEW_MS = 10 * 60_000;
+
+const inflight = new WeakMap<ZvmClient, Map<string, Promise<PinResult>>>();
+
+export function pinTaggedCheckpoint(client: ZvmClient, args: PinArgs): Promise<PinResult> {
+  const key = JSON.stringify([[...args.vpgs.map((v) => (typeof v === 'string' ? v : v.id))].sort(), args.vm.toLowerCase(), args.changeId]);
+  let perClient = inflight.get(client);
+  if (!perClient) inflight.set(client, (perClient = new Map()));
+  const running = perClient.get(key);
+  if (running) return running;
+  const run = pin(client, args).finally(() => perClient.delete(key));
+  perClient.set(key, run);
+  return run;
+}
+
+/** What pinTaggedCheckpoint would do, reading everything and inserting nothing. */
+export async function planTaggedCheckpoint(client: ZvmClient, args: PinRequest): Promise<PinDryRun> {
+  const plan = await buildPinPlan(client, args);
+  return {
+    dry_run: true,
+    tag: plan.tag,
+    change_id: plan.change_id,
+    would_insert: plan.vpgs.filter((v) => v.action === 'insert').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id })),
+    already_pinned: plan.vpgs.filter((v) => v.action === 'reuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing! })),
+    refused: plan.vpgs.filter((v) => v.action === 'refuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, reason: v.reason! })),
+  };
+}
+
+async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
+  const deadline = Date.now() + (args.timeoutMs ?? 120_000);
+  const plan = await buildPinPlan(client, args);
+  const refusal = refusalError(plan, client.site.name);
+  if (refusal) throw refusal;
+  const progress = new Map<string, number>();
+  const report = (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string): void => {
+    progress.set(v.vpg_id, share);
+    const total = [...progress.values()].reduce((a, b) => a + b, 0) / plan.vpgs.length;
+    args.onProgress?.({ vpg: v.vpg, vpg_id: v.vpg_id, stage, progress: Math.round(total), message });
+  };
+  const settled = await Promise.allSettled(plan.vpgs.map(async (v): Promise<PinnedCheckpoint> => {
+    if (v.action === 'reuse') {
+      report(v, 'reused', 100, `VPG ${v.vpg} already has this change's checkpoint ${v.existing!.checkpoint_id}`);
+      return { vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing!, reused: true };
+    }
+    return insertAndWait(client, plan, v, args, deadline, report);
+  }));
+  const failures = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ vpg: plan.vpgs[i]!, err: s.reason as unknown }] : []));
+  if (failures.length > 0) {
+    const pinned = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const first = failures[0]!.err;
+    if (!(first instanceof AppError)) throw first;
+    // Keep the first failure's code and say what did get pinned: a retry reuses those.
+    throw new AppError(first.code, failures.length > 1 ? `${first.message} (and ${failures.length - 1} more VPG(s) failed)` : first.message, {
+      retryable: first.retryable,
+      hint: first.hint ?? 'Retry with the same change id: VPGs that already carry the tag are reused, not tagged twice.',
+      details: { ...first.details, tag: plan.tag, change_id: plan.change_id, pinned, failed: failures.map((f) => f.vpg.vpg) },
+    });
+  }
+  return { tag: plan.tag, change_id: plan.change_id, checkpoints: settled.map((s) => (s as PromiseFulfilledResult<PinnedCheckpoint>).value) };
+}
+
+async function insertAndWait(
+  client: ZvmClient, plan: PinPlan, v: PlannedVpg, args: PinArgs, deadline: number,
+  report: (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string) => void,
+): Promise<PinnedCheckpoint> {
+  const site = client.site.name;
+  const pollMs = args.pollMs ?? 1000;
+  const insertedAt = Date.now();
+  report(v, 'inserting', 0, `Inserting tagged checkpoint on VPG ${v.vpg}`);
+  let taskId: string;
+  try {
+    taskId = await client.insertTaggedCheckpoint(v.vpg_id, plan.tag, args.signal);
+  } catch (err) {
+    throw insertError(err, v, site);
+  }
+  const outcome = await waitForTask(client, taskId, {
+    deadline, pollMs, signal: args.signal,
+    onPoll: (t) => report(v, 'task', Math.min(80, Math.round((t.Status.Progress ?? 0) * 0.8)), `VPG ${v.vpg}: insert task ${t.Status.Progress ?? 0}%`),
+  });
+  if (outcome.kind === 'failed') {
+    throw new AppError('checkpoint_failed', `Zerto failed to insert the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${outcome.reason}.`, {
+      details: { site, vpg: v.vpg, vpg_id: v.vpg_id, task_id: taskId, complete_reason: outcome.reason },
+    });
+  }
+  if (outcome.kind === 'timeout') {
+    const p = outcome.last?.Status.Progress;
+    throw timeoutError(`the insert task ${taskId} on VPG '${v.vpg}' did not complete within ${secs(args.timeoutMs)}${p === undefined || p === null ? '' : ` (at ${p}%)`}`, v, site, plan.tag);
+  }
+  report(v, 'listing', 80, `VPG ${v.vpg}: task done, waiting for the checkpoint to be listed`);
+  const startDate = new Date(insertedAt - SKEW_MS);
+  for (;;) {
+    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === plan.tag);
+    const cp = listed.sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
+    if (cp) {
+      report(v, 'listed', 100, `VPG ${v.vpg}: checkpoint ${cp.CheckpointIdentifier} listed`);
+      return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: false };
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      throw timeoutError(`the insert task on VPG '${v.vpg}' completed, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, plan.tag);
+    }
+    await sleep(Math.min(pollMs, remaining), args.signal);
+  }
+}
+
+function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
+  if (!(err instanceof AppError) || err.code === 'cancelled') return err;
+  const cloud = /public cloud|azure|aws|not supported/i.test(err.message);
+  return new AppError('checkpoint_failed', `Zerto refused the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${err.message}`, {
+    retryable: err.retryable,
+    hint: cloud
+      ? 'Tagged checkpoints cannot be inserted when the protected site is Azure or AWS. Point this server at the vSphere protected ZVM.'
+      : (err.hint ?? 'Check the VPG state in the Zerto UI; a VPG that is initialising or paused cannot take checkpoints.'),
+    details: { ...err.details, site, vpg: v.vpg, vpg_id: v.vpg_id },
+  });
+}
+
+function timeoutError(what: string, v: PlannedVpg, site: string, tag: string): AppError {
+  return new AppError('checkpoint_timeout', `Checkpoint not confirmed at Zerto site '${site}': ${what}.`, {
+    retryable: true,
+    hint: 'The checkpoint may still appear. Retry with the same change id: it finds the tag and does not insert a second one.',
+    details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag },
+  });
+}
+
+function secs(ms: number | undefined): string {
+  return `${Math.round((ms ?? 120_000) / 1000)} s`;
+}

@@ -1,0 +1,217 @@
+// File-level restore of one guest file from a checkpoint: pick the locally replicated VPG, mount
+// the checkpoint (journal FLR), find the file on the mounted partitions, download it, and ALWAYS
+// unmount, reporting how the unmount went. Nothing is written into the guest: small UTF-8 text
+// comes back inline, anything else is saved under restore_dir for a human to put back.
+
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../core/errors.js';
+import type { ZvmClient } from './client.js';
+import { extractDownloadedFile } from './download-payload.js';
+import { locateGuestFile, waitForMount } from './flr-browse.js';
+import type { FlrSessionRegistry } from './flr-sessions.js';
+import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
+import { findProtection, type FoundProtection } from './find-protection.js';
+import { parseGuestPath } from './guest-path.js';
+import { header } from './auth.js';
+import type { Checkpoint } from './schemas.js';
+import { tagDate } from './tag.js';
+import type { VmLocator } from './vm-locator.js';
+import type { ProtectingVpg } from './vpg-facts.js';
+
+export interface RecoverProgress {
+  stage: 'mounting' | 'browsing' | 'downloading' | 'unmounting' | 'done';
+  message: string;
+}
+
+export interface RecoverFileArgs {
+  /** VM name, guest hostname or VmIdentifier (resolved with findProtection) ... */
+  vm?: string;
+  /** ... or an already resolved protection (the tool layer resolved it at proposal time). */
+  protection?: FoundProtection;
+  /** VPG name or id; default: the locally replicated VPG that lists the checkpoint. */
+  vpg?: string;
+  checkpoint: { tag?: string; id?: string };
+  /** Guest path: `/etc/app.conf` or `C:\app\app.ini`. */
+  path: string;
+  /** FLR partition label, when the file exists on several partitions. */
+  partition?: string;
+  restoreDir: string;
+  locator?: VmLocator;
+  sessionRegistry?: FlrSessionRegistry;
+  signal?: AbortSignal;
+  onProgress?: (p: RecoverProgress) => void;
+  /** Bound for the mount. Default 300 s. */
+  mountTimeoutMs?: number;
+  pollMs?: number;
+  /** Text up to this size is returned inline. Default 64 KiB. */
+  inlineLimitBytes?: number;
+  /** Downloads larger than this are refused. Default 1 GiB. */
+  maxBytes?: number;
+}
+
+export interface RecoverFileResult {
+  site: string;
+  vm: { name: string; vm_identifier: string };
+  vpg: { name: string; id: string };
+  checkpoint: { id: string; tag: string | null; timestamp: string };
+  guest_path: string;
+  flr_path: string;
+  partition: string;
+  size: number;
+  sha256: string;
+  delivered: 'inline' | 'file';
+  /** UTF-8 text, when delivered inline. */
+  content?: string;
+  /** Where the file was saved, when not inline. */
+  saved_to?: string;
+  packaging: 'raw' | 'zip';
+  session_id: string;
+  unmount: UnmountReport;
+}
+
+export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Promise<RecoverFileResult> {
+  const gp = parseGuestPath(args.path);
+  if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
+  const site = client.site.name;
+  const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, ...(args.signal ? { signal: args.signal } : {}) }));
+  const { vpg, checkpoint } = await chooseVpgAndCheckpoint(client, protection, args);
+  const progress = (stage: RecoverProgress['stage'], message: string): void => args.onProgress?.({ stage, message });
+
+  progress('mounting', `Mounting checkpoint ${checkpoint.CheckpointIdentifier} of VPG ${vpg.name}`);
+  const sessionId = await client.mountFlr({ vpgId: vpg.id, vmId: protection.vm.vm_identifier, checkpointId: checkpoint.CheckpointIdentifier }, args.signal);
+  await args.sessionRegistry?.recordOpened({
+    site, session_id: sessionId, vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier,
+    vpg: vpg.name, vpg_id: vpg.id, checkpoint_id: checkpoint.CheckpointIdentifier,
+    // An unwritable state file must not block a restore: the finally below unmounts regardless,
+    // and only a crash between here and there would leave an unrecorded mount.
+  }).catch(() => undefined);
+
+  let result: Omit<RecoverFileResult, 'unmount'> | undefined;
+  let failure: unknown;
+  try {
+    await waitForMount(client, sessionId, {
+      deadline: Date.now() + (args.mountTimeoutMs ?? 300_000), pollMs: args.pollMs ?? 1000, signal: args.signal,
+      onPoll: (s) => progress('mounting', `FLR session ${sessionId}: ${s}`),
+    });
+    progress('browsing', `Looking for ${gp.original}`);
+    const located = await locateGuestFile(client, sessionId, gp, { partition: args.partition, signal: args.signal });
+    progress('downloading', `Downloading ${located.item.Path}`);
+    const link = await client.requestFlrDownload(sessionId, [located.item.Path], args.signal);
+    const { response } = await client.fetchDownload(link, { signal: args.signal, maxBytes: args.maxBytes ?? 1024 ** 3 });
+    const file = extractDownloadedFile(new Uint8Array(response.body), {
+      contentType: header(response.headers['content-type']), contentDisposition: header(response.headers['content-disposition']),
+      wantedName: gp.fileName, caseInsensitive: gp.os === 'windows',
+    });
+    const delivered = await deliver(file.bytes, gp.fileName, protection.vm.name, checkpoint, args);
+    result = {
+      site, vm: { name: protection.vm.name, vm_identifier: protection.vm.vm_identifier }, vpg: { name: vpg.name, id: vpg.id },
+      checkpoint: { id: checkpoint.CheckpointIdentifier, tag: checkpoint.Tag ?? null, timestamp: checkpoint.TimeStamp },
+      guest_path: gp.original, flr_path: located.item.Path, partition: located.partition, packaging: file.packaging,
+      session_id: sessionId, ...delivered,
+    };
+  } catch (err) {
+    failure = err;
+  }
+  progress('unmounting', `Unmounting FLR session ${sessionId}`);
+  const unmount = await unmountSession(client, sessionId, args);
+  progress('done', unmount.status === 'failed' ? `Unmount failed: ${unmount.message ?? ''}` : 'FLR session unmounted');
+  if (result) return { ...result, unmount };
+  throw withUnmount(failure, unmount);
+}
+
+async function chooseVpgAndCheckpoint(client: ZvmClient, p: FoundProtection, args: RecoverFileArgs): Promise<{ vpg: ProtectingVpg; checkpoint: Checkpoint }> {
+  let candidates = p.vpgs;
+  if (args.vpg) {
+    const want = args.vpg.toLowerCase();
+    candidates = p.vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
+    if (candidates.length === 0) {
+      throw new AppError('not_found', `VPG '${args.vpg}' does not protect VM '${p.vm.name}' at site '${p.site.name}'; it is protected by ${p.vpgs.map((v) => v.name).join(', ')}.`);
+    }
+  }
+  const usable = candidates.filter((v) => v.flr_possible);
+  if (usable.length === 0) {
+    const why = candidates.map((v) => `VPG '${v.name}': ${v.flr_reason}`).join('; ');
+    const sites = [...new Set(candidates.filter((v) => !v.locally_replicated).map((v) => v.recovery_site.name))];
+    throw new AppError('flr_failed', `File-level restore of '${p.vm.name}' is not possible from site '${p.site.name}': ${why}.`, {
+      retryable: false,
+      hint: sites.length > 0 ? `Only locally replicated VPGs are supported. FLR for this VM would have to run at ${sites.map((s) => `'${s}'`).join(', ')}, in the Zerto UI of that site.` : undefined,
+      details: { site: p.site.name, vpgs: candidates.map((v) => ({ vpg: v.name, reason: v.flr_reason, recovery_site: v.recovery_site.name })) },
+    });
+  }
+  const tried: string[] = [];
+  for (const vpg of usable) {
+    const cp = await findCheckpoint(client, vpg.id, args);
+    if (cp) return { vpg, checkpoint: cp };
+    tried.push(vpg.name);
+  }
+  const what = args.checkpoint.id ? `checkpoint id ${args.checkpoint.id}` : `checkpoint tagged '${args.checkpoint.tag}'`;
+  throw new AppError('not_found', `No ${what} is listed on VPG ${tried.map((t) => `'${t}'`).join(', ')} at site '${p.site.name}'.`, {
+    hint: 'The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs; list the checkpoints to check.',
+  });
+}
+
+async function findCheckpoint(client: ZvmClient, vpgId: string, args: RecoverFileArgs): Promise<Checkpoint | undefined> {
+  const { id, tag } = args.checkpoint;
+  // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
+  const at = tag ? tagDate(tag) : null;
+  const list = await client.listCheckpoints(vpgId, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, args.signal);
+  return list.filter((c) => (id ? c.CheckpointIdentifier === id : true) && (tag ? c.Tag === tag : true))
+    .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
+}
+
+async function deliver(
+  bytes: Uint8Array, fileName: string, vmName: string, cp: Checkpoint, args: RecoverFileArgs,
+): Promise<Pick<RecoverFileResult, 'size' | 'sha256' | 'delivered' | 'content' | 'saved_to'>> {
+  const size = bytes.length;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const text = size <= (args.inlineLimitBytes ?? 64 * 1024) ? asText(bytes) : undefined;
+  if (text !== undefined) return { size, sha256, delivered: 'inline', content: text };
+  const stamp = cp.TimeStamp.replace(/[:.]/g, '-');
+  const dir = join(args.restoreDir, safe(vmName), `${stamp}-cp${safe(cp.CheckpointIdentifier)}`);
+  await mkdir(dir, { recursive: true });
+  let target = join(dir, safe(fileName));
+  for (let n = 1; ; n++) {
+    try {
+      // 'wx': never overwrite an earlier restore of the same file.
+      await writeFile(target, bytes, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw err;
+      target = join(dir, `${n}-${safe(fileName)}`);
+    }
+  }
+  return { size, sha256, delivered: 'file', saved_to: target };
+}
+
+function asText(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+async function unmountSession(client: ZvmClient, sessionId: string, args: RecoverFileArgs): Promise<UnmountReport> {
+  const opts = { waitMs: 30_000, pollMs: args.pollMs ?? 500 };
+  return args.sessionRegistry ? args.sessionRegistry.unmount(client.site.name, sessionId, opts) : unmountFlrSession(client, sessionId, opts);
+}
+
+function withUnmount(err: unknown, unmount: UnmountReport): unknown {
+  if (!(err instanceof AppError)) return err;
+  const said = unmount.status === 'failed'
+    ? ` The FLR session ${unmount.session_id} could NOT be unmounted (${unmount.message ?? 'unknown error'}); end it with zerto_end_flr_session.`
+    : ` The FLR session ${unmount.session_id} was unmounted.`;
+  return new AppError(err.code, err.message + said, { retryable: err.retryable, ...(err.hint ? { hint: err.hint } : {}), details: { ...err.details, unmount } });
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_').slice(0, 120) || '_';
+}
+
+function required(v: string | undefined, what: string): string {
+  if (!v) throw new AppError('invalid_input', `Give ${what} (or a resolved protection).`);
+  return v;
+}

@@ -1,0 +1,155 @@
+// zod schemas for what the ZVM sends, applied at the boundary (rest.ts). Members are PascalCase
+// on the wire (reference/zerto-api.md §1), but the Swagger renders camelCase and old builds mixed
+// both, so every object is first re-keyed case-insensitively onto the names declared here. Link
+// objects use lower-case keys (`identifier`, `href`, `type`). Objects stay loose: a ZVM that adds
+// members must not break us; only the members we act on are required.
+
+import { z } from 'zod';
+
+/** Re-keys an object so `vmIdentifier`/`VMIDENTIFIER` land on the declared `VmIdentifier`. */
+function keyed<S extends z.ZodRawShape>(shape: S) {
+  const canonical = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
+  return z.preprocess((value) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[canonical.get(k.toLowerCase()) ?? k] = v;
+    return out;
+  }, z.looseObject(shape));
+}
+
+const str = z.string().nullable().optional();
+const idString = z.union([z.string(), z.number()]).transform((v) => String(v));
+/** Enum members are integers on 10.x; some filters and old builds use the names. */
+const enumValue = z.union([z.number(), z.string()]).nullable().optional();
+
+export const SiteLink = keyed({ identifier: str, href: str, type: str, rel: str });
+export type SiteLink = z.infer<typeof SiteLink>;
+
+export const LocalSite = keyed({
+  SiteIdentifier: z.string(),
+  SiteName: z.string(),
+  SiteType: str,
+  Version: str,
+  IsReplicationToSelfEnabled: z.boolean().nullable().optional(),
+});
+export type LocalSite = z.infer<typeof LocalSite>;
+
+export const PeerSite = keyed({
+  SiteIdentifier: z.string(),
+  PeerSiteName: str,
+  SiteName: str,
+  SiteType: str,
+  HostName: str,
+  PairingStatus: enumValue,
+});
+export type PeerSite = z.infer<typeof PeerSite>;
+export const PeerSiteList = z.array(PeerSite);
+
+const Entities = keyed({ Protected: enumValue, Recovery: enumValue });
+
+export const VmRow = keyed({
+  VmIdentifier: z.string(),
+  VmName: z.string(),
+  VpgIdentifier: z.string(),
+  VpgName: z.string(),
+  ProtectedSite: SiteLink.nullable().optional(),
+  RecoverySite: SiteLink.nullable().optional(),
+  ProtectedSiteName: str,
+  RecoverySiteName: str,
+  // Pre-10.x names (Q14): used only when the 10.x names are missing.
+  SourceSite: str,
+  TargetSite: str,
+  Status: enumValue,
+  Entities: Entities.nullable().optional(),
+  EnabledActions: keyed({ IsFlrEnabled: z.boolean().nullable().optional() }).nullable().optional(),
+});
+export type VmRow = z.infer<typeof VmRow>;
+export const VmRowList = z.array(VmRow);
+
+export const Vpg = keyed({
+  VpgIdentifier: z.string(),
+  VpgName: z.string(),
+  Status: enumValue,
+  StatusDescription: str,
+  SubStatus: enumValue,
+  ProtectedSite: SiteLink.nullable().optional(),
+  RecoverySite: SiteLink.nullable().optional(),
+  ProtectedSiteName: str,
+  RecoverySiteName: str,
+  SourceSite: str,
+  TargetSite: str,
+  Entities: Entities.nullable().optional(),
+});
+export type Vpg = z.infer<typeof Vpg>;
+export const VpgList = z.array(Vpg);
+
+export const Checkpoint = keyed({
+  CheckpointIdentifier: idString,
+  TimeStamp: z.string(),
+  Tag: str,
+  Type: enumValue,
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+export const CheckpointList = z.array(Checkpoint);
+
+export const Task = keyed({
+  TaskIdentifier: str,
+  Type: str,
+  Status: keyed({ State: z.coerce.number(), Progress: z.coerce.number().nullable().optional() }),
+  CompleteReason: str,
+  Started: str,
+  Completed: str,
+});
+export type Task = z.infer<typeof Task>;
+
+export const FlrSession = keyed({
+  FlrSessionIdentifier: z.string(),
+  // A string on 7.x (`MountCompletedSuccessfully`); Q13 leaves the 10.x vocabulary open.
+  FlrSessionStatus: z.union([z.string(), z.number()]).nullable().optional(),
+  FlrSessionType: str,
+  VmIdentifier: str,
+  VpgIdentifier: str,
+  CheckpointIdentifier: z.union([z.string(), z.number()]).nullable().optional(),
+  MountTime: str,
+  SiteIdentifier: str,
+});
+export type FlrSession = z.infer<typeof FlrSession>;
+export const FlrSessionList = z.array(FlrSession);
+
+/**
+ * Q7: GET /v1/flrs/{id} is an array in the 10.x Swagger but a single object in the 7.x docs.
+ * Accept both; an empty array means the session is gone.
+ */
+export const FlrSessionOne = z.union([FlrSession, z.array(FlrSession)]).transform((v) => (Array.isArray(v) ? (v[0] ?? null) : v));
+
+export const PathItem = keyed({
+  Path: z.string(),
+  Type: str,
+  IsBrowsable: z.boolean().nullable().optional(),
+  DownloadInformation: keyed({ IsDownloadable: z.boolean().nullable().optional(), AdditionalInformation: str }).nullable().optional(),
+  SizeInBytes: z.number().nullable().optional(),
+  LastWriteTime: str,
+});
+export type PathItem = z.infer<typeof PathItem>;
+
+export const PathInformation = keyed({
+  MainPathItem: PathItem.nullable().optional(),
+  PathItems: z.array(PathItem).nullable().optional(),
+});
+export type PathInformation = z.infer<typeof PathInformation>;
+
+/**
+ * Action endpoints (checkpoint insert, FLR mount, download, unmount) return a bare JSON string.
+ * Also accept an object wrapping it under a plausible member, and an empty body (DELETE on old
+ * builds returned ''), which becomes null.
+ */
+export const ActionResult = z.union([
+  z.string().transform((s) => (s.trim() === '' ? null : s.trim())),
+  z.null(),
+  z.looseObject({}).transform((o) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v === 'string' && /^(taskidentifier|flrsessionidentifier|url|downloadurl|value|result|identifier)$/i.test(k)) return v;
+    }
+    return null;
+  }),
+]);
