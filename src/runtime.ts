@@ -6,6 +6,7 @@ import { AuditWriter } from './core/audit-writer.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
+import { TargetPool } from './vsphere/target-pool.js';
 import type { Logger } from './tools/services.js';
 
 export interface RuntimeOptions {
@@ -14,6 +15,9 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Lab mode: destructive tools on (for lab targets only, by the bundled policy). */
   lab?: boolean;
+  /** Per-target deadline of a fan-out read (ms); default 30 s. */
+  fanOutTimeoutMs?: number;
+  perTargetConcurrency?: number;
 }
 
 export interface Runtime {
@@ -28,6 +32,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(config.settings.auditLogPath, () => secrets.knownValues());
 
+  const vsphere = config.targets.length
+    ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
+    : undefined;
+
   const built = buildServer({
     settings: config.settings,
     targets: config.targets,
@@ -37,6 +45,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     logger,
     tools: ALL_TOOLS,
     confirmationTtlSeconds: config.confirmationTtlSeconds,
+    ext: { ...(vsphere ? { vsphere } : {}), ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) },
   });
 
   return {
@@ -44,6 +53,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     audit,
     async shutdown() {
       await built.close();
+      await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
       await audit.close();
     },
   };

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { readSettings, type Settings } from './settings.js';
 import { loadTargetsFile, type TargetEntry } from './targets.js';
 import { parseAppConfig, type AppConfig } from './app-config.js';
-import { PolicyFileStore } from './policy-store.js';
+import { PolicyFileStore, type PolicySource } from './policy-store.js';
 import { resolveFromBase } from './paths.js';
 import type { ConfigProblem } from './problems.js';
 
@@ -14,7 +14,7 @@ export interface LoadedConfig {
   settings: Settings;
   targets: TargetEntry[];
   app: AppConfig;
-  policy: PolicyFileStore;
+  policy: PolicySource;
   confirmationTtlSeconds: number;
   warnings: string[];
   notices: string[];

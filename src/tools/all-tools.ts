@@ -1,6 +1,9 @@
 // Every tool this server can expose, in listing order. The registry decides which of them a given
-// configuration registers.
+// configuration registers (lab-only tools are added by lab mode itself).
 import type { AnyTool } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { VSPHERE_READ_TOOLS } from './vsphere/read-tools.js';
+import { VSPHERE_CHANGE_TOOLS } from './vsphere/change-tools.js';
+import { ZERTO_TOOLS } from './zerto/zerto-tools.js';
 
-export const ALL_TOOLS: AnyTool[] = [...LIFECYCLE_TOOLS];
+export const ALL_TOOLS: AnyTool[] = [...VSPHERE_READ_TOOLS, ...VSPHERE_CHANGE_TOOLS, ...ZERTO_TOOLS, ...LIFECYCLE_TOOLS];

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../core/rate-limiter.js';
 import type { CheckpointGuard } from '../core/guard.js';
 import type { SecretSource } from '../core/secrets.js';
 import type { PendingCall } from './pending-call.js';
+import type { TargetPool } from '../vsphere/target-pool.js';
 
 export interface Logger {
   debug(obj: object, msg?: string): void;
@@ -34,9 +35,10 @@ export interface ToolServices {
   ext: ServiceExtensions;
 }
 
-/**
- * Vendor services are added here by the modules that own them (declaration merging keeps
- * tools/ free of a god-interface that imports every vendor client).
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ServiceExtensions {}
+/** Vendor services; each is absent when its vendor is not configured. */
+export interface ServiceExtensions {
+  /** One lazy session per vSphere target; absent in Zerto-only mode. */
+  vsphere?: TargetPool;
+  /** Per-call deadline for one target in a fan-out (ms). */
+  fanOutTimeoutMs?: number;
+}

@@ -1,0 +1,96 @@
+// `--lab`: the simulated lab as a product feature. Starts two simulated vCenters (and the
+// simulated ZVMs) on 127.0.0.1 and builds the configuration that points the real clients at them,
+// with the bundled lab policy and the destructive tools enabled for the lab targets. The same
+// function backs the end-to-end tests, so they run exactly what a user runs.
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readSettings } from '../config/settings.js';
+import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
+import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
+import type { TargetEntry } from '../config/targets.js';
+import { LabCallLog } from './call-log.js';
+import { LAB_CREDENTIALS, LAB_VCENTERS } from './topology.js';
+import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
+
+export const LAB_CA_FILE = fileURLToPath(new URL('./tls/lab-ca.pem', import.meta.url));
+export const LAB_POLICY_FILE = fileURLToPath(new URL('./lab-policy.yaml', import.meta.url));
+
+export interface LabOptions {
+  /** Environment (DRY_RUN, AUDIT_LOG_PATH, WEB_UI_*...) as the user set it. */
+  env?: Record<string, string | undefined>;
+  /** Folder for the audit log and state files when AUDIT_LOG_PATH is not set. */
+  stateDir?: string;
+  /** Overrides each vCenter's filler VM count (benchmarks). */
+  fillerVms?: number;
+  /** A policy other than the bundled lab policy (tests). */
+  policy?: PolicySource;
+  taskMs?: number;
+}
+
+export interface RunningLab {
+  config: LoadedConfig;
+  /** Credentials for the simulated targets, to merge into the secret source's environment. */
+  env: Record<string, string>;
+  callLog: LabCallLog;
+  vcenters: Map<string, LabVcenterHandle>;
+  stop(): Promise<void>;
+}
+
+export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
+  const env = opts.env ?? {};
+  const callLog = new LabCallLog();
+  const vcenters = new Map<string, LabVcenterHandle>();
+  const credentials: Record<string, string> = {};
+  const targets: TargetEntry[] = [];
+  try {
+    for (const vc of LAB_VCENTERS) {
+      const handle = await startLabVcenter({
+        vcenter: vc, credentials: { ...LAB_CREDENTIALS }, callLog,
+        ...(opts.fillerVms !== undefined ? { fillerVms: opts.fillerVms } : {}),
+        ...(opts.taskMs !== undefined ? { taskMs: opts.taskMs } : {}),
+      });
+      vcenters.set(vc.target, handle);
+      credentials[`${vc.credentialPrefix}_USER`] = LAB_CREDENTIALS.user;
+      credentials[`${vc.credentialPrefix}_PASSWORD`] = LAB_CREDENTIALS.password;
+      targets.push({
+        name: vc.target, host: '127.0.0.1', port: handle.port, protocol: 'https', insecure: false, caFile: LAB_CA_FILE,
+        credentialPrefix: vc.credentialPrefix, tags: vc.tags, standaloneHost: false,
+      });
+    }
+  } catch (err) {
+    await Promise.all([...vcenters.values()].map((h) => h.close()));
+    throw err;
+  }
+
+  const { settings } = readSettings(env);
+  const stateDir = opts.stateDir ?? join(tmpdir(), 'zerto-rewind-lab');
+  mkdirSync(stateDir, { recursive: true });
+  if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');
+  settings.enableDestructive = true;
+  settings.targetsFile = '(lab)';
+  const policy = opts.policy ?? new PolicyFileStore(env.POLICY_FILE || LAB_POLICY_FILE, true);
+  settings.policyFile = env.POLICY_FILE || LAB_POLICY_FILE;
+
+  const config: LoadedConfig = {
+    settings,
+    targets,
+    app: { ...EMPTY_APP_CONFIG, restoreDir: join(stateDir, 'restored') },
+    policy,
+    confirmationTtlSeconds: settings.confirmationTtlSeconds,
+    warnings: [],
+    notices: [`Lab mode: ${targets.map((t) => `${t.name} at https://127.0.0.1:${t.port}/sdk`).join(', ')}; audit log ${settings.auditLogPath}.`],
+  };
+  return {
+    config, env: credentials, callLog, vcenters,
+    async stop() {
+      await Promise.all([...vcenters.values()].map((h) => h.close()));
+    },
+  };
+}
+
+/** main.ts's entry: the lab configured from the user's environment. */
+export async function startLabMode(env: Record<string, string | undefined>, _cwd: string): Promise<RunningLab> {
+  return startLab({ env });
+}

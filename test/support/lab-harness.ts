@@ -1,0 +1,70 @@
+// The whole product against the simulated lab: startLab (what --lab runs) + startRuntime (what
+// main runs) + a real MCP Client over the in-memory transport. Nothing is mocked; the simulators
+// speak vim25 SOAP and ZVM REST over https on 127.0.0.1.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { startLab, type LabOptions, type RunningLab } from '../../src/lab/lab-mode.js';
+import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { envSecretSource } from '../../src/core/secrets.js';
+import { PolicyFileStore } from '../../src/config/policy-store.js';
+import { silentLogger, tempDir, type CallResult } from './harness.js';
+
+export interface LabHarness {
+  lab: RunningLab;
+  runtime: Runtime;
+  client: Client;
+  dir: string;
+  auditPath: string;
+  /** Set when the harness was given policyYaml: edit it to hot-reload. */
+  policyPath?: string;
+  auditLines(): Array<Record<string, unknown>>;
+  call(name: string, args?: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy'> {
+  /** Replaces the bundled lab policy. */
+  policyYaml?: string;
+  env?: Record<string, string>;
+  fanOutTimeoutMs?: number;
+}
+
+export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
+  const dir = tempDir('zr-lab-');
+  let policyPath: string | undefined;
+  let policy;
+  if (opts.policyYaml !== undefined) {
+    policyPath = join(dir, 'policy.yaml');
+    writeFileSync(policyPath, opts.policyYaml);
+    policy = new PolicyFileStore(policyPath, true);
+  }
+  const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
+  const env = { ...(opts.env ?? {}), ...lab.env };
+  const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'lab-test', version: '1.0.0' });
+  await runtime.built.server.connect(serverSide);
+  await client.connect(clientSide);
+  const auditPath = lab.config.settings.auditLogPath;
+  return {
+    lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),
+    auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
+    async call(name, args = {}, callOpts = {}) {
+      const res = await client.callTool({ name, arguments: args }, undefined, {
+        timeout: 120_000, resetTimeoutOnProgress: true,
+        ...(callOpts.onprogress ? { onprogress: callOpts.onprogress } : {}),
+      });
+      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      return { isError: res.isError === true, data, text };
+    },
+    async close() {
+      await client.close().catch(() => undefined);
+      await runtime.shutdown();
+      await lab.stop();
+    },
+  };
+}
