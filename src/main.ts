@@ -29,6 +29,7 @@ async function main(): Promise<number> {
   let env: Record<string, string | undefined> = { ...process.env };
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
+  let labExtras: Pick<import('./runtime.js').RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
   if (opts.lab) {
     // Imported only here: without --lab nothing of the simulated lab is loaded.
     const { startLabMode } = await import('./lab/lab-mode.js');
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
     config = lab.config;
     env = { ...env, ...lab.env };
     stopLab = lab.stop;
+    labExtras = { extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog };
   } else {
     const loaded = loadConfiguration(env, process.cwd());
     if (!loaded.config) {
@@ -52,7 +54,7 @@ async function main(): Promise<number> {
 
   let runtime: Runtime;
   try {
-    runtime = await startRuntime({ config, secrets, logger, lab: opts.lab });
+    runtime = await startRuntime({ config, secrets, logger, lab: opts.lab, ...(labExtras ?? {}) });
   } catch (err) {
     process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
     await stopLab?.();

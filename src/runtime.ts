@@ -1,13 +1,22 @@
-// Builds the running server from a loaded configuration: audit writer, vendor clients, guard,
-// dashboard. Shared by main.ts (stdio) and the end-to-end tests (in-memory transport), so both run
-// the same wiring.
+// Builds the running server from a loaded configuration: audit writer, vSphere pool, Zerto
+// clients, the guard, the catalog, the dashboard. Shared by main.ts (stdio) and the end-to-end
+// tests (in-memory transport), so both run the same wiring.
+import { dirname, join } from 'node:path';
 import type { LoadedConfig } from './config/load.js';
 import { AuditWriter } from './core/audit-writer.js';
+import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
-import { TargetPool } from './vsphere/target-pool.js';
+import type { AnyTool } from './tools/define.js';
 import type { Logger } from './tools/services.js';
+import { createZertoGuard } from './tools/zerto/checkpoint-guard.js';
+import type { ZertoServices } from './tools/zerto/services.js';
+import { createVsphereLocator } from './tools/zerto/vsphere-locator.js';
+import { TargetPool } from './vsphere/target-pool.js';
+import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
+import { assertDashboardConfig, startDashboard, type DashboardHandle } from './dashboard/server.js';
+import { dashboardPorts } from './web-approval.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -15,6 +24,10 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Lab mode: destructive tools on (for lab targets only, by the bundled policy). */
   lab?: boolean;
+  /** Tools beyond ALL_TOOLS (lab mode's guest-write tool). */
+  extraTools?: AnyTool[];
+  /** Catalog entries that are built in for this run (lab mode's guest-write tool). */
+  extraBuiltInCatalog?: CatalogEntry[];
   /** Per-target deadline of a fan-out read (ms); default 30 s. */
   fanOutTimeoutMs?: number;
   perTargetConcurrency?: number;
@@ -23,36 +36,95 @@ export interface RuntimeOptions {
 export interface Runtime {
   built: BuiltServer;
   audit: AuditWriter;
+  dashboard?: DashboardHandle;
   shutdown(): Promise<void>;
+}
+
+/** State files live beside the audit log, never in the operator's config folder. */
+export function stateFile(auditLogPath: string, name: string): string {
+  return join(dirname(auditLogPath), `zerto-rewind-${name}.json`);
 }
 
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const { config, secrets, logger } = opts;
-  const auditProblem = AuditWriter.checkWritable(config.settings.auditLogPath);
+  const { settings } = config;
+  assertDashboardConfig({ enabled: settings.webUi.enabled, ...(settings.webUi.token ? { token: settings.webUi.token } : {}) });
+  const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
-  const audit = new AuditWriter(config.settings.auditLogPath, () => secrets.knownValues());
+  const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
 
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
 
+  let zerto: ZertoServices | undefined;
+  if (config.app.sites.length) {
+    const sites = config.app.sites.map((s) => {
+      const site = withSiteDefaults({ ...s });
+      return { config: site, client: new ZvmClient({ site, secrets, logger }) };
+    });
+    const flrSessions = new FlrSessionRegistry({
+      path: stateFile(settings.auditLogPath, 'flr-sessions'),
+      clients: new Map(sites.map((s) => [s.config.name, s.client])),
+      logger,
+    });
+    zerto = {
+      sites, flrSessions, restoreDir: config.app.restoreDir,
+      checkpointTimeoutMs: config.app.guard.checkpointTimeoutMs, pollIntervalMs: config.app.guard.pollIntervalMs,
+      ...(vsphere ? { locator: createVsphereLocator(vsphere, config.targets.map((t) => t.name)) } : {}),
+    };
+    // A crash mid-restore leaves a mounted session: say so at startup (ending it is the agent's
+    // or the operator's call, through zerto_list_flr_sessions / zerto_end_flr_session).
+    await flrSessions.reportLeftovers().catch((err) => logger.warn({ err: String(err) }, 'could not read the FLR session state file'));
+  }
+
+  const tools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  const builtIn: CatalogEntry[] = [
+    ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read').map((t) => ({ tool: t.name, vm_arg: 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
+    ...(opts.extraBuiltInCatalog ?? []),
+  ];
+  const catalog = new MutatingCatalog(builtIn, config.app.catalog, stateFile(settings.auditLogPath, 'catalog'));
+
+  const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
-    settings: config.settings,
+    settings,
     targets: config.targets,
     policy: config.policy,
     audit,
     secrets,
     logger,
-    tools: ALL_TOOLS,
+    tools,
     confirmationTtlSeconds: config.confirmationTtlSeconds,
-    ext: { ...(vsphere ? { vsphere } : {}), ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) },
+    ...(zerto ? { guard: createZertoGuard(zerto, vsphere) } : {}),
+    webUi: { enabled: settings.webUi.enabled, ...(webUrl ? { url: webUrl } : {}) },
+    ext: {
+      ...(vsphere ? { vsphere } : {}),
+      ...(zerto ? { zerto } : {}),
+      catalog,
+      ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
+    },
   });
+
+  let dashboard: DashboardHandle | undefined;
+  if (settings.webUi.enabled) {
+    dashboard = await startDashboard({
+      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!,
+      ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
+    });
+    built.services.webUi.url = dashboard.url;
+    logger.info({ url: dashboard.url }, 'approval dashboard listening (open it with ?token=<WEB_UI_TOKEN>)');
+  }
 
   return {
     built,
     audit,
+    ...(dashboard ? { dashboard } : {}),
     async shutdown() {
+      await dashboard?.close().catch(() => undefined);
+      // Sessions this process mounted must not outlive it: unmount them before anything closes.
+      await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
       await built.close();
+      await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
       await audit.close();
     },

@@ -17,6 +17,9 @@ export interface PinnedCheckpoint {
   checkpoint_id: string;
   timestamp: string;
   site?: string;
+  /** The VM this checkpoint guards, and its tag (several VMs in one call get one tag each). */
+  vm?: string;
+  tag?: string;
 }
 
 export interface GuardPlan {
@@ -32,6 +35,8 @@ export interface GuardOutcome {
   status: 'checkpointed' | 'not_protected' | 'unavailable' | 'off' | 'dry_run';
   message: string;
   tag?: string;
+  /** Every tag pinned, when the call guarded several VMs. */
+  tags?: string[];
   change_id: string;
   checkpoints: PinnedCheckpoint[];
   /** Dry run: the VPGs and tag it would have pinned. */
@@ -53,8 +58,8 @@ export interface PinRequest {
 export interface CheckpointGuard {
   /** Finds which VPGs protect the VMs. Never throws for "unreachable": returns protection 'unknown'. */
   plan(vms: GuardVm[], signal: AbortSignal): Promise<GuardPlan>;
-  /** Pins one tag on every VPG of the plan and waits until listed. Throws AppError on failure. */
-  pin(plan: GuardPlan, req: PinRequest): Promise<{ tag: string; checkpoints: PinnedCheckpoint[] }>;
+  /** Pins one tag per VM on every VPG protecting it and waits until listed. Throws AppError on failure. */
+  pin(plan: GuardPlan, req: PinRequest): Promise<{ tag: string; tags: string[]; checkpoints: PinnedCheckpoint[] }>;
   /** The tag a dry run would pin. */
   tagFor(req: Omit<PinRequest, 'signal'>): string;
 }
@@ -123,6 +128,7 @@ export async function runGuard(
   const pinned = await guard.pin(plan, req);
   return {
     ...base, status: 'checkpointed', tag: pinned.tag, checkpoints: pinned.checkpoints,
+    ...(pinned.tags.length > 1 ? { tags: pinned.tags } : {}),
     message: `Pinned checkpoint '${pinned.tag}' on ${pinned.checkpoints.length} VPG(s) before the change.`,
     ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
   };

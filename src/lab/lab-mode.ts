@@ -11,8 +11,14 @@ import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
 import { LabCallLog } from './call-log.js';
-import { LAB_CREDENTIALS, LAB_VCENTERS } from './topology.js';
+import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_SITES } from './topology.js';
 import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
+import { startLabZvm, type LabZvm } from './zvm/index.js';
+import { GuestFileSystems } from './guest-files.js';
+import { labTools, LAB_CATALOG } from './lab-tools.js';
+import type { ZertoSiteEntry } from '../config/app-config.js';
+import type { AnyTool } from '../tools/define.js';
+import type { CatalogEntry } from '../core/catalog.js';
 
 export const LAB_CA_FILE = fileURLToPath(new URL('./tls/lab-ca.pem', import.meta.url));
 export const LAB_POLICY_FILE = fileURLToPath(new URL('./lab-policy.yaml', import.meta.url));
@@ -27,6 +33,12 @@ export interface LabOptions {
   /** A policy other than the bundled lab policy (tests). */
   policy?: PolicySource;
   taskMs?: number;
+  /** How long a simulated ZVM task (checkpoint insert, FLR mount) takes; default 300 ms. */
+  zvmTaskMs?: number;
+  /** Automatic journal checkpoints every N ms; default 2000. */
+  autoCheckpointMs?: number;
+  /** Start the simulated ZVMs (default true). */
+  zerto?: boolean;
 }
 
 export interface RunningLab {
@@ -35,6 +47,11 @@ export interface RunningLab {
   env: Record<string, string>;
   callLog: LabCallLog;
   vcenters: Map<string, LabVcenterHandle>;
+  zvms: Map<string, LabZvm>;
+  guests: GuestFileSystems;
+  /** The lab-only guest-write tool and its catalog entry, for startRuntime. */
+  extraTools: AnyTool[];
+  extraBuiltInCatalog: CatalogEntry[];
   stop(): Promise<void>;
 }
 
@@ -44,6 +61,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const vcenters = new Map<string, LabVcenterHandle>();
   const credentials: Record<string, string> = {};
   const targets: TargetEntry[] = [];
+  const zvms = new Map<string, LabZvm>();
+  const guests = GuestFileSystems.fromTopology();
+  const sites: ZertoSiteEntry[] = [];
+  const stopAll = async () => {
+    await Promise.all([...vcenters.values(), ...zvms.values()].map((h) => h.close().catch(() => undefined)));
+  };
   try {
     for (const vc of LAB_VCENTERS) {
       const handle = await startLabVcenter({
@@ -59,8 +82,21 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         credentialPrefix: vc.credentialPrefix, tags: vc.tags, standaloneHost: false,
       });
     }
+    for (const site of opts.zerto === false ? [] : LAB_ZERTO_SITES.filter((s) => s.served)) {
+      const zvm = await startLabZvm({
+        site, guests, credentials: { ...LAB_CREDENTIALS }, callLog,
+        taskDurationMs: opts.zvmTaskMs ?? 300, autoCheckpointMs: opts.autoCheckpointMs ?? 2000,
+      });
+      zvms.set(site.name, zvm);
+      credentials[`${site.credentialPrefix}_USER`] = LAB_CREDENTIALS.user;
+      credentials[`${site.credentialPrefix}_PASSWORD`] = LAB_CREDENTIALS.password;
+      sites.push({
+        name: site.name, url: zvm.url, clientId: 'zerto-client', credentialPrefix: site.credentialPrefix,
+        verifyTls: true, caFile: LAB_CA_FILE, vcenterTargets: site.vcenterTargets,
+      });
+    }
   } catch (err) {
-    await Promise.all([...vcenters.values()].map((h) => h.close()));
+    await stopAll();
     throw err;
   }
 
@@ -76,17 +112,22 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const config: LoadedConfig = {
     settings,
     targets,
-    app: { ...EMPTY_APP_CONFIG, restoreDir: join(stateDir, 'restored') },
+    app: {
+      ...EMPTY_APP_CONFIG, sites, restoreDir: join(stateDir, 'restored'),
+      guard: { checkpointTimeoutMs: 60_000, pollIntervalMs: 200 },
+    },
     policy,
     confirmationTtlSeconds: settings.confirmationTtlSeconds,
     warnings: [],
-    notices: [`Lab mode: ${targets.map((t) => `${t.name} at https://127.0.0.1:${t.port}/sdk`).join(', ')}; audit log ${settings.auditLogPath}.`],
+    notices: [
+      `Lab mode: ${targets.map((t) => `${t.name} at https://127.0.0.1:${t.port}/sdk`).join(', ')}; ` +
+        `${sites.map((s) => `Zerto site ${s.name} at ${s.url}`).join(', ')}; audit log ${settings.auditLogPath}.`,
+    ],
   };
   return {
-    config, env: credentials, callLog, vcenters,
-    async stop() {
-      await Promise.all([...vcenters.values()].map((h) => h.close()));
-    },
+    config, env: credentials, callLog, vcenters, zvms, guests,
+    extraTools: labTools(guests), extraBuiltInCatalog: LAB_CATALOG,
+    stop: stopAll,
   };
 }
 

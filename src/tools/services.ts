@@ -10,6 +10,8 @@ import type { CheckpointGuard } from '../core/guard.js';
 import type { SecretSource } from '../core/secrets.js';
 import type { PendingCall } from './pending-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
+import type { ZertoServices } from './zerto/services.js';
+import type { MutatingCatalog } from '../core/catalog.js';
 
 export interface Logger {
   debug(obj: object, msg?: string): void;
@@ -41,4 +43,8 @@ export interface ServiceExtensions {
   vsphere?: TargetPool;
   /** Per-call deadline for one target in a fan-out (ms). */
   fanOutTimeoutMs?: number;
+  /** Zerto sites, locator, FLR sessions; absent without a Zerto site. */
+  zerto?: ZertoServices;
+  /** The mutating-tool catalog (built in, config.json, added). */
+  catalog?: MutatingCatalog;
 }

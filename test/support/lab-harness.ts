@@ -43,7 +43,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'lab-test', version: '1.0.0' });
   await runtime.built.server.connect(serverSide);

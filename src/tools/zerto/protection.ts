@@ -1,0 +1,84 @@
+// Finding protection across every configured Zerto site. find-protection answers for one site;
+// a VM is protected where its VPGs are protected, so the sites that claim the VM's vCenter are
+// asked first (all sites when the VM's target is unknown), and exactly one VM must come out.
+import { AppError, isAppError, toPublicError, type PublicError } from '../../core/errors.js';
+import { findProtection, type FoundProtection } from '../../zerto/index.js';
+import type { ZertoServices, ZertoSite } from './services.js';
+
+export interface ProtectionLookup {
+  /** VM name, guest FQDN/short hostname/IP, or VmIdentifier. */
+  query: string;
+  /** The vSphere target the VM is known to live on, narrowing which sites are asked. */
+  target?: string;
+  /** Restrict to one configured site. */
+  site?: string;
+  signal?: AbortSignal;
+}
+
+export type SiteAnswer = { site: string; found: FoundProtection } | { site: string; error: PublicError };
+
+export function sitesFor(zerto: ZertoServices, lookup: Pick<ProtectionLookup, 'target' | 'site'>): ZertoSite[] {
+  if (lookup.site) {
+    const s = zerto.sites.find((x) => x.config.name === lookup.site);
+    if (!s) {
+      throw new AppError('not_found', `No Zerto site named '${lookup.site}' is configured.`, {
+        hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+      });
+    }
+    return [s];
+  }
+  if (lookup.target) {
+    const claiming = zerto.sites.filter((s) => s.config.vcenterTargets.includes(lookup.target!));
+    if (claiming.length) return claiming;
+  }
+  return zerto.sites;
+}
+
+/** Every site's answer, concurrently. */
+export async function askSites(zerto: ZertoServices, lookup: ProtectionLookup): Promise<SiteAnswer[]> {
+  const sites = sitesFor(zerto, lookup);
+  return Promise.all(sites.map(async (s): Promise<SiteAnswer> => {
+    try {
+      return { site: s.config.name, found: await findProtection(s.client, lookup.query, { locator: zerto.locator, site: s.config, ...(lookup.signal ? { signal: lookup.signal } : {}) }) };
+    } catch (err) {
+      if (!isAppError(err) && (err as Error)?.name === 'AbortError') throw err;
+      return { site: s.config.name, error: toPublicError(err) };
+    }
+  }));
+}
+
+const DEFINITE = new Set(['not_protected', 'not_found']);
+
+/**
+ * Exactly one protected VM across the sites, or an AppError saying why not: ambiguous (two sites
+ * protect different VMs by that name), not protected / not found (every site said so), or the
+ * first hard failure (unreachable ZVM, auth) when no site could answer definitely.
+ */
+export async function findProtectionAnywhere(zerto: ZertoServices, lookup: ProtectionLookup): Promise<FoundProtection & { other_sites: Array<{ site: string; code: string; message: string }> }> {
+  const answers = await askSites(zerto, lookup);
+  const found = answers.filter((a): a is { site: string; found: FoundProtection } => 'found' in a);
+  const errors = answers.filter((a): a is { site: string; error: PublicError } => 'error' in a);
+  const other = errors.map((e) => ({ site: e.site, code: e.error.code, message: e.error.message }));
+  if (found.length === 1) return { ...found[0]!.found, other_sites: other };
+  if (found.length > 1) {
+    const ids = new Set(found.map((f) => f.found.vm.vm_identifier));
+    if (ids.size > 1) {
+      throw new AppError('ambiguous_name', `'${lookup.query}' matches ${ids.size} protected VMs at different Zerto sites.`, {
+        hint: 'Pass the VmIdentifier, or name the site.',
+        details: { candidates: found.map((f) => ({ site: f.site, vm: f.found.vm.name, vm_identifier: f.found.vm.vm_identifier })) },
+      });
+    }
+    // The same VM protected at two sites (VPGs at each): merge, keeping each VPG's site.
+    const first = found[0]!.found;
+    return { ...first, vpgs: found.flatMap((f) => f.found.vpgs), notes: [...first.notes, `Protected at several sites: ${found.map((f) => f.site).join(', ')}.`], other_sites: other };
+  }
+  const hard = errors.find((e) => !DEFINITE.has(e.error.code) && e.error.code !== 'ambiguous_name');
+  const ambiguous = errors.find((e) => e.error.code === 'ambiguous_name');
+  const pick = ambiguous ?? hard ?? errors.find((e) => e.error.code === 'not_protected') ?? errors[0];
+  if (!pick) throw new AppError('not_protected', 'No Zerto site is configured to ask.');
+  throw new AppError(pick.error.code, errors.length > 1 ? `${pick.error.message} (asked ${errors.map((e) => e.site).join(', ')})` : pick.error.message, {
+    retryable: pick.error.retryable,
+    ...(pick.error.hint ? { hint: pick.error.hint } : {}),
+    details: { ...(pick.error.details ?? {}), sites: other },
+  });
+}

@@ -1,0 +1,34 @@
+// Contract checks over every declared tool: schema snapshots (one file per tool; CI fails when one
+// is missing or stale), the README tool table, names and annotations.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../src/tools/all-tools.js';
+import { listed } from '../../src/tools/registry.js';
+import { TOOLS_END, TOOLS_START, toolTable } from '../../src/tools/tool-docs.js';
+
+describe('tool declarations', () => {
+  it.each(ALL_TOOLS.map((t) => [t.name, t] as const))('%s matches its schema snapshot', async (name, tool) => {
+    await expect(`${JSON.stringify(listed(tool), null, 2)}\n`).toMatchFileSnapshot(`./__toolsnaps__/${name}.json`);
+  });
+
+  it('names are unique and valid MCP tool names', () => {
+    const names = ALL_TOOLS.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]{2,63}$/);
+  });
+
+  it('every non-read tool takes exactly one target or acts on a Zerto object; no read tool is destructive', () => {
+    for (const t of ALL_TOOLS) {
+      if (t.category === 'read') expect(listed(t).annotations.destructiveHint).toBe(false);
+      else expect(listed(t).annotations.readOnlyHint).toBe(false);
+    }
+  });
+
+  it('the README tool table is generated from the declarations (run npm run docs:tools)', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf(TOOLS_START);
+    const end = readme.indexOf(TOOLS_END);
+    expect(start).toBeGreaterThan(-1);
+    expect(readme.slice(start + TOOLS_START.length, end).trim()).toBe(toolTable(ALL_TOOLS).trim());
+  });
+});
