@@ -37,16 +37,22 @@ export function redactValues<T>(value: T, secrets: readonly string[]): T {
 function walk(value: unknown, secrets: readonly string[], seen: WeakSet<object>, byKey: boolean): unknown {
   if (typeof value === 'string') return redactString(value, secrets);
   if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  // `seen` holds the current chain of ancestors only: an object shared by two branches is not a
+  // cycle and is copied into both.
   if (seen.has(value)) return '[Circular]';
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => walk(v, secrets, seen, byKey));
   if (value instanceof Date) return value.toISOString();
   if (value instanceof Error) return { name: value.name, message: redactString(value.message, secrets) };
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const key = redactString(k, secrets);
-    if (byKey && isSecretKey(k) && v !== null && v !== undefined && v !== '') out[key] = REDACTED;
-    else out[key] = walk(v, secrets, seen, byKey);
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => walk(v, secrets, seen, byKey));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const key = redactString(k, secrets);
+      if (byKey && isSecretKey(k) && v !== null && v !== undefined && v !== '') out[key] = REDACTED;
+      else out[key] = walk(v, secrets, seen, byKey);
+    }
+    return out;
+  } finally {
+    seen.delete(value);
   }
-  return out;
 }

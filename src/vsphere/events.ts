@@ -109,8 +109,9 @@ export async function queryEvents(client: VimClient, q: EventQuery, opts: CallOp
     time: q.since || q.until ? { beginTime: q.since, endTime: q.until } : undefined,
     userName: q.userName ? { systemUser: false, userList: [q.userName] } : undefined,
     eventTypeId: q.eventTypes?.length ? q.eventTypes : undefined,
-    // vcsim sizes the latest page from maxCount; vCenter accepts it (API 6.5+).
-    maxCount: Math.min(pageSize, maxScan),
+    // maxCount bounds what the collector holds at all (the lab keeps only that many newest
+    // events, and vcsim sizes its latest page from it), so it must cover the whole scan.
+    maxCount: maxScan,
   };
   const collector = (await client.invoke('CreateCollectorForEvents', em, { filter }, opts)) as MoRef;
   const scrolled = await scrollCollector<VimObject>(client, collector, {

@@ -50,6 +50,10 @@ export async function scrollCollector<T extends Record<string, unknown>>(
     let batch = asArray<T>(latest?.props.latestPage);
     items.push(...batch);
     scanned += batch.length;
+    // Where a new collector's cursor starts differs between producers (the lab starts at the
+    // oldest item); ResetCollector puts it just before the latest page, so ReadPrevious* walks
+    // back from the newest items we already have.
+    await client.invoke('ResetCollector', collector, {}, opts);
     for (;;) {
       if (passedStart(batch)) return { items, scanned, complete: true };
       if (scanned >= opts.maxScan) {

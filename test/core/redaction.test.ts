@@ -71,3 +71,13 @@ describe('redaction', () => {
     expect(s.get('X_USER')).toBe('u');
   });
 });
+
+describe('redaction of shared structures', () => {
+  it('copies an object shared by two branches instead of calling it circular; real cycles are cut', () => {
+    const shared = { start: 'a', end: 'b' };
+    expect(redactValues({ one: shared, two: shared }, [])).toEqual({ one: shared, two: shared });
+    const cyclic: Record<string, unknown> = { name: 'x' };
+    cyclic.self = cyclic;
+    expect(redactValues(cyclic, [])).toEqual({ name: 'x', self: '[Circular]' });
+  });
+});

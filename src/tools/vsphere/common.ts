@@ -76,7 +76,10 @@ export function vmAffected(target: string, d: VmDetails): AffectedObject {
   };
 }
 
-export const FanOutError = z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), hint: z.string().optional() });
+export const FanOutError = z.object({
+  code: z.string(), message: z.string(), retryable: z.boolean(), hint: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** The partial-results shape of every fan-out read: one slot per target asked for, in order. */
 export function fanOutSchema<T extends z.ZodType>(ok: T) {

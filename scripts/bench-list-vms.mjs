@@ -1,0 +1,219 @@
+// Benchmark: list_vms (target with 10,000 VMs, limit 500) through the whole product: a real MCP
+// Client over the SDK's in-memory transport, the built server (dist/), the pipeline, policy,
+// audit, the vim25 client, and a SOAP endpoint on 127.0.0.1. Two producers:
+//   1. the simulated lab vCenter (src/lab) with 10,000 filler VMs, in this process;
+//   2. govmomi's vcsim with 10,000 VMs, launched as a child process (test/vcsim/launcher, built
+//      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent).
+// The MCP server runs in-process (InMemoryTransport): `--lab` cannot be asked for 10,000 fillers,
+// so spawning the binary over stdio is not an option here. Peak RSS is this process's maxRSS, so
+// for the lab run it includes the simulator itself.
+//
+// Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured calls.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
+const { startLab, LAB_CA_FILE, LAB_POLICY_FILE } = await dist('lab/lab-mode.js');
+const { startRuntime } = await dist('runtime.js');
+const { envSecretSource } = await dist('core/secrets.js');
+const { readSettings } = await dist('config/settings.js');
+const { EMPTY_APP_CONFIG } = await dist('config/load.js');
+const { PolicyFileStore } = await dist('config/policy-store.js');
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+const VMS = 10_000;
+const LIMIT = 500;
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function connect(runtime) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await runtime.built.server.connect(serverSide);
+  await client.connect(clientSide);
+  await client.listTools(); // the client then validates each result against the output schema, as real clients do
+  return client;
+}
+
+/** Calls list_vms RUNS times (after one warm-up) and measures each call. */
+async function measure(label, client, target, stats) {
+  const call = async () => {
+    const res = await client.callTool({ name: 'list_vms', arguments: { target, limit: LIMIT } });
+    if (res.isError) throw new Error(`${label}: ${JSON.stringify(res.content)}`);
+    const slot = res.structuredContent.results[0];
+    if (!slot.ok) throw new Error(`${label}: ${JSON.stringify(slot.error)}`);
+    return slot.ok;
+  };
+  const first = await call();
+  const times = [];
+  const trips = [];
+  let bytes = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const before = stats();
+    const t0 = performance.now();
+    const ok = await call();
+    times.push(performance.now() - t0);
+    trips.push(stats() - before);
+    bytes = JSON.stringify(ok).length;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    producer: label,
+    vms: first.total,
+    returned: first.returned,
+    median_ms: times[Math.floor(times.length / 2)],
+    min_ms: times[0],
+    max_ms: times.at(-1),
+    round_trips: Math.max(...trips),
+    result_kb: Math.round(bytes / 1024),
+    peak_rss_mb: rssMb(),
+  };
+}
+
+async function benchLab() {
+  const stateDir = mkdtempSync(join(tmpdir(), 'zr-bench-lab-'));
+  const lab = await startLab({ stateDir, env: {}, fillerVms: VMS - 8 });
+  const runtime = await startRuntime({ config: lab.config, secrets: envSecretSource({ ...lab.env }), logger: silent, lab: true, fanOutTimeoutMs: 120_000 });
+  const client = await connect(runtime);
+  const pool = runtime.built.services.ext.vsphere;
+  try {
+    return await measure('lab vCenter (in-process)', client, 'lab-vc1', () => pool.client('lab-vc1').stats.roundTrips);
+  } finally {
+    await client.close().catch(() => undefined);
+    await runtime.shutdown();
+    await lab.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+// --- vcsim -------------------------------------------------------------------------------------
+const GOPATH = '/usr/share/gocode';
+const BINARY = join(ROOT, '.vcsim-build', 'vcsim-launcher');
+const LAUNCHER_SRC = join(ROOT, 'test', 'vcsim', 'launcher', 'main.go');
+const TLS = { cert: join(ROOT, 'src', 'lab', 'tls', 'lab-server.pem'), key: join(ROOT, 'src', 'lab', 'tls', 'lab-server-key.pem') };
+
+/** Same build as test/support/vcsim.ts; returns an error message instead of throwing. */
+function buildLauncher() {
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(LAUNCHER_SRC).mtimeMs) return null;
+  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (go.error || go.status !== 0) return "the 'go' command is missing (scripts/install-test-deps)";
+  if (!existsSync(join(GOPATH, 'src', 'github.com', 'vmware', 'govmomi', 'simulator'))) return 'govmomi sources are missing (scripts/install-test-deps)';
+  mkdirSync(dirname(BINARY), { recursive: true });
+  const tmp = `${BINARY}.${process.pid}.tmp`;
+  const res = spawnSync('go', ['build', '-o', tmp, './test/vcsim/launcher'], {
+    cwd: ROOT, encoding: 'utf8', timeout: 300_000,
+    env: { ...process.env, GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: process.env.GOCACHE ?? join(dirname(BINARY), 'gocache') },
+  });
+  if (res.status !== 0) return `building the launcher failed: ${res.stderr || res.error?.message}`;
+  renameSync(tmp, BINARY);
+  return null;
+}
+
+async function startVcsim() {
+  const shm = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  const dsDir = mkdtempSync(join(shm, 'zrm-bench-vcsim-'));
+  // VMs per resource pool and per standalone host: one cluster + one standalone host = 2 x VMS/2.
+  const args = ['-vms', String(VMS / 2), '-hosts', '3', '-clusters', '1', '-standalone', '1', '-datastores', '1',
+    '-user', 'bench', '-password', 'bench-pass-0', '-tls-cert', TLS.cert, '-tls-key', TLS.key];
+  const child = spawn(BINARY, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dsDir } });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-10_000); });
+  const info = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`vcsim did not start in 300 s: ${stderr}`)), 300_000);
+    createInterface({ input: child.stdout }).once('line', (line) => { clearTimeout(timer); resolve(JSON.parse(line)); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`vcsim exited with ${code}: ${stderr}`)); });
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin.end();
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dsDir, { recursive: true, force: true });
+  };
+  return { url: new URL(info.url), vms: info.vms, pid: child.pid, stop };
+}
+
+/** Peak RSS of a child process (Linux /proc), in MB; null elsewhere. */
+function childPeakRssMb(pid) {
+  const r = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' });
+  const m = /VmHWM:\s+(\d+) kB/.exec(r.stdout ?? '');
+  return m ? Math.round(Number(m[1]) / 1024) : null;
+}
+
+async function benchVcsim() {
+  const problem = buildLauncher();
+  if (problem) return { skipped: `vcsim: ${problem}` };
+  const t0 = performance.now();
+  const sim = await startVcsim();
+  const startup = Math.round((performance.now() - t0) / 1000);
+  const stateDir = mkdtempSync(join(tmpdir(), 'zr-bench-vcsim-'));
+  const { settings } = readSettings({ AUDIT_LOG_PATH: join(stateDir, 'audit.jsonl') });
+  settings.auditLogPath = join(stateDir, 'audit.jsonl');
+  const config = {
+    settings,
+    targets: [{ name: 'vcsim', host: sim.url.hostname, port: Number(sim.url.port), protocol: 'https', insecure: false, caFile: LAB_CA_FILE, credentialPrefix: 'BENCH_VCSIM', tags: [], standaloneHost: false }],
+    app: EMPTY_APP_CONFIG,
+    policy: new PolicyFileStore(LAB_POLICY_FILE, false),
+    confirmationTtlSeconds: settings.confirmationTtlSeconds,
+    warnings: [],
+    notices: [],
+  };
+  const secrets = envSecretSource({ BENCH_VCSIM_USER: 'bench', BENCH_VCSIM_PASSWORD: 'bench-pass-0' });
+  const runtime = await startRuntime({ config, secrets, logger: silent, fanOutTimeoutMs: 300_000 });
+  const client = await connect(runtime);
+  const pool = runtime.built.services.ext.vsphere;
+  try {
+    const row = await measure('vcsim (child process)', client, 'vcsim', () => pool.client('vcsim').stats.roundTrips);
+    return { ...row, simulator_rss_mb: childPeakRssMb(sim.pid), simulator_startup_s: startup };
+  } finally {
+    await client.close().catch(() => undefined);
+    await runtime.shutdown();
+    await sim.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(0)) : String(v ?? '-'));
+function table(rows) {
+  const cols = ['producer', 'vms', 'returned', 'median_ms', 'min_ms', 'max_ms', 'round_trips', 'result_kb', 'peak_rss_mb', 'simulator_rss_mb'];
+  const cells = [cols, ...rows.map((r) => cols.map((c) => fmt(r[c])))];
+  const widths = cols.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n');
+}
+
+// Each producer runs in its own Node process, so its peak RSS is its own.
+const phase = process.argv[process.argv.indexOf('--phase') + 1];
+if (process.argv.includes('--phase')) {
+  const out = phase === 'lab' ? await benchLab() : await benchVcsim();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+} else {
+  const run = (name) => {
+    const res = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 900_000 });
+    if (res.status !== 0) throw new Error(`bench phase ${name} failed (${res.status})`);
+    return JSON.parse(res.stdout.trim().split('\n').at(-1));
+  };
+  const rows = [run('lab')];
+  const sim = run('vcsim');
+  const notes = [];
+  if (sim.skipped) notes.push(sim.skipped);
+  else {
+    rows.push(sim);
+    notes.push(`vcsim built its ${sim.vms}-VM model in ${sim.simulator_startup_s} s.`);
+  }
+  process.stdout.write(`list_vms(target, limit=${LIMIT}) over MCP, ${RUNS} measured calls after 1 warm-up; node ${process.version}\n\n`);
+  process.stdout.write(`${table(rows)}\n\n`);
+  process.stdout.write('round_trips: SOAP requests per call (max over the runs); result_kb: the JSON of one target slot;\n' +
+    'peak_rss_mb: the Node process running server + MCP client (for the lab row, the simulator too);\n' +
+    'simulator_rss_mb: the vcsim child process.\n');
+  for (const n of notes) process.stdout.write(`${n}\n`);
+}

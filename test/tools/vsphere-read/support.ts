@@ -1,0 +1,62 @@
+// Helpers for the vSphere read-tool tests: reading fan-out slots out of a call result, and a lab
+// harness whose targets.yaml lists the same simulated vCenter twice (what list_targets must flag).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { expect } from 'vitest';
+import { startLab } from '../../../src/lab/lab-mode.js';
+import { startRuntime } from '../../../src/runtime.js';
+import { envSecretSource } from '../../../src/core/secrets.js';
+import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';
+
+export type Slot = { target: string; ok?: Record<string, unknown>; error?: { code: string; message: string; retryable: boolean; hint?: string } };
+
+export function slots(r: CallResult): Slot[] {
+  expect(r.isError, r.text).toBe(false);
+  return (r.data as { results: Slot[] }).results;
+}
+
+/** The `ok` payload of `target`'s slot (fails the test with the slot's error otherwise). */
+export function okOf<T = Record<string, unknown>>(r: CallResult, target: string): T {
+  const slot = slots(r).find((s) => s.target === target);
+  expect(slot, `no slot for ${target}`).toBeDefined();
+  expect(slot!.error, JSON.stringify(slot!.error)).toBeUndefined();
+  return slot!.ok as T;
+}
+
+export function errorSlot(r: CallResult, target: string): NonNullable<Slot['error']> {
+  const slot = slots(r).find((s) => s.target === target);
+  expect(slot?.error, `expected an error slot for ${target}: ${r.text}`).toBeDefined();
+  return slot!.error!;
+}
+
+export interface AliasHarness {
+  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+/** The lab with an extra target `alias` pointing at lab-vc1 (same host, port and credentials). */
+export async function startAliasHarness(alias: string): Promise<AliasHarness> {
+  const lab = await startLab({ stateDir: tempDir('zr-alias-'), env: {} });
+  const vc1 = lab.config.targets.find((t) => t.name === 'lab-vc1')!;
+  lab.config.targets.splice(1, 0, { ...vc1, name: alias, tags: ['env:lab', 'alias'] });
+  const secrets = envSecretSource({ ...lab.env });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, fanOutTimeoutMs: 10_000 });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'alias-test', version: '1.0.0' });
+  await runtime.built.server.connect(serverSide);
+  await client.connect(clientSide);
+  await client.listTools();
+  return {
+    async call(name, args = {}) {
+      const res = await client.callTool({ name, arguments: args });
+      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      return { isError: res.isError === true, data, text };
+    },
+    async close() {
+      await client.close().catch(() => undefined);
+      await runtime.shutdown();
+      await lab.stop();
+    },
+  };
+}
