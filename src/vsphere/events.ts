@@ -109,9 +109,8 @@ export async function queryEvents(client: VimClient, q: EventQuery, opts: CallOp
     time: q.since || q.until ? { beginTime: q.since, endTime: q.until } : undefined,
     userName: q.userName ? { systemUser: false, userList: [q.userName] } : undefined,
     eventTypeId: q.eventTypes?.length ? q.eventTypes : undefined,
-    // maxCount bounds what the collector holds at all (the lab keeps only that many newest
-    // events, and vcsim sizes its latest page from it), so it must cover the whole scan.
-    maxCount: maxScan,
+    // No filter maxCount: producers disagree on its meaning (vcsim: the latest page's size, capped
+    // at 1000; elsewhere a cap on the whole history). The page size is set on the collector instead.
   };
   const collector = (await client.invoke('CreateCollectorForEvents', em, { filter }, opts)) as MoRef;
   const scrolled = await scrollCollector<VimObject>(client, collector, {

@@ -46,6 +46,8 @@ export async function scrollCollector<T extends Record<string, unknown>>(
   const passedStart = (batch: T[]) =>
     since !== undefined && batch.some((i) => (opts.createdTimeOf(i) ?? Number.POSITIVE_INFINITY) < since);
   try {
+    // latestPage holds `pageSize` items (vCenter's default is 10); set before it is read.
+    await client.invoke('SetCollectorPageSize', collector, { maxCount: opts.pageSize }, opts);
     const latest = await retrieveOne(client, collector, ['latestPage'], opts);
     let batch = asArray<T>(latest?.props.latestPage);
     items.push(...batch);
