@@ -1,0 +1,208 @@
+// bulk_vm_action: one destructive action over the VMs of one target whose name matches a regex
+// (RE2, linear time; found anywhere in the name, exactly as list_vms filters, so a list_vms
+// preview with the same pattern shows the same VMs) and optionally lie in a folder subtree. The match is
+// counted first (`bulkCount`), so a pattern matching more than max_bulk_objects is denied before
+// any proposal; otherwise every VM is bound by moid, with what the human needs to judge it.
+// revert_to_current_snapshot is revert-type: safety snapshots of every VM are taken first, and if
+// any fails nothing is reverted. It reverts to the snapshot that was current at proposal time (by
+// moid): after a safety snapshot, "the current snapshot" would be the safety snapshot itself.
+import { z } from 'zod';
+import { AppError, toPublicError } from '../../core/errors.js';
+import type { VmRow } from '../../vsphere/client.js';
+import { defineTool, type AffectedObject, type CallContext, type Resolution } from '../define.js';
+import { FolderArg, OverrideArg, TargetArg } from '../args.js';
+import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
+import { changeTarget, onTarget, vsphereEnabled } from './common.js';
+import {
+  GHOST_STATES, phaseWait, policyFlagsNow, precondition, SafetySnapshotSchema, takeSafetySnapshot, type SafetySnapshot, type ToolKey,
+} from './change-support.js';
+
+const TOOL: ToolKey = { name: 'bulk_vm_action', category: 'destructive' };
+
+const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
+type Action = (typeof ACTIONS)[number];
+
+const Input = z.object({
+  target: TargetArg,
+  action: z.enum(ACTIONS).describe('delete_vm (VM and files), delete_all_snapshots (consolidate; state kept) or revert_to_current_snapshot (state since then discarded).'),
+  name_regex: SafeNameRegexArg.describe('RE2 regular expression found anywhere in the VM name, as list_vms matches it (preview with list_vms); anchor with ^...$ to match whole names. Templates are never selected.'),
+  folder: FolderArg.optional().describe('Only VMs in this folder subtree (a folder name, a relative path such as "apps/linux", or an absolute inventory path such as "/LabDC1/vm/apps").'),
+  override: OverrideArg,
+});
+
+function rowAffected(target: string, r: VmRow): AffectedObject {
+  return {
+    type: 'vm', name: r.name, moid: r.moid, target,
+    ...(r.folder ? { folder: r.folder.replace(/^\//, '') } : {}),
+    ...(r.resource_pool ? { resource_pool: r.resource_pool.path.replace(/^\//, '') } : {}),
+    power_state: r.power_state, connection_state: r.connection_state, host: r.host?.name ?? null,
+  };
+}
+
+const listOf = (vms: AffectedObject[]) => vms.map((v) => `${v.name} (${v.moid})`).join(', ');
+
+function refuse(message: string, hint: string, vms: AffectedObject[]): never {
+  throw new AppError('invalid_state', `${message}: ${listOf(vms)}.`, { hint, details: { vms: vms.map((v) => ({ name: v.name, moid: v.moid })) } });
+}
+
+async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promise<Resolution> {
+  const t = changeTarget(ctx.services, args.target);
+  if (t.targetIsAll) return { ...t, affected: [], summary: `bulk ${args.action} on target 'all' (refused: changes take exactly one target)` };
+  const target = t.targets[0]!;
+  const re = compileRe2(args.name_regex);
+  const rows = await onTarget(ctx, target.name, (client, call) => client.listVms(call));
+  const matched = rows.filter((r) => !r.template && re.matcher(r.name).find() && (!args.folder || inSubtree(r.folder, args.folder)));
+  const scope = `matching /${args.name_regex}/${args.folder ? ` in folder '${args.folder}'` : ''}`;
+  if (matched.length === 0) {
+    throw new AppError('not_found', `No VM on target '${target.name}' is ${scope}.`, { hint: 'Check the names with list_vms (same name_regex and folder), then adjust the pattern.' });
+  }
+  let affected = matched.map((r) => rowAffected(target.name, r));
+  const base = { targets: [target], bulkCount: matched.length };
+  // Over the limit: the pipeline denies before any proposal; spend no more round trips on it.
+  if (matched.length > policyFlagsNow(ctx, target.name).maxBulkObjects) {
+    return { ...base, affected, summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target '${target.name}'` };
+  }
+  // State refusals only when the policy would allow the call: a denied call is denied by policy first.
+  const check = (f: () => void) => precondition(ctx, TOOL, target, affected, args.override, f);
+  check(() => {
+    const ghosts = affected.filter((v) => GHOST_STATES.has(String(v.connection_state)));
+    if (ghosts.length) refuse('These VMs are orphaned, inaccessible or invalid records on which vCenter disables this action', 'Narrow name_regex to exclude them; clear each with unregister_vm.', ghosts);
+  });
+  if (args.action === 'delete_vm') {
+    check(() => {
+      const on = affected.filter((v) => v.power_state !== 'poweredOff');
+      if (on.length) refuse('vSphere deletes only powered-off VMs, and these are not powered off', 'Power them off first (power_off_vm), or narrow name_regex.', on);
+    });
+  } else {
+    affected = await onTarget(ctx, target.name, async (client, call) => {
+      const out: AffectedObject[] = [];
+      for (const v of affected) {
+        const s = await client.listSnapshots(v.moid!, call);
+        const current = s.flat.find((x) => x.moid === s.current);
+        out.push({ ...v, snapshot_count: s.flat.length, current_snapshot: current ? { name: current.name, moid: current.moid } : null });
+      }
+      return out;
+    });
+    if (args.action === 'revert_to_current_snapshot') {
+      const none = affected.filter((v) => !v.current_snapshot);
+      check(() => {
+        if (none.length) refuse('These VMs have no current snapshot to revert to', 'Narrow name_regex to VMs that have snapshots (list_snapshots).', none);
+      });
+    }
+  }
+  return { ...base, affected, summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy) };
+}
+
+function bulkSummary(action: Action, vms: AffectedObject[], scope: string, target: string, safety: boolean): string {
+  const head = `BULK ${action} on target '${target}', ${vms.length} VM(s) ${scope}`;
+  if (action === 'delete_vm') {
+    return `${head}: PERMANENTLY DELETE ${listOf(vms)} and their files. No safety snapshots (Destroy_Task deletes them with the VM).`;
+  }
+  if (action === 'delete_all_snapshots') {
+    const total = vms.reduce((n, v) => n + Number(v.snapshot_count ?? 0), 0);
+    return `${head}: DELETE ALL ${total} snapshot(s) of ${listOf(vms)} (current state kept, every restore point lost). No safety snapshots (they would be deleted too).`;
+  }
+  const pairs = vms.map((v) => {
+    const s = v.current_snapshot as { name: string; moid: string } | null;
+    return `${v.name} (${v.moid}) -> ${s ? `'${s.name}' (${s.moid})` : '(no current snapshot)'}`;
+  }).join(', ');
+  return `${head}: REVERT to the current snapshot, DISCARDING each VM's state since: ${pairs}. ` +
+    (safety ? 'Safety snapshots of every VM are taken first; if any fails, nothing is reverted.' : 'NO safety snapshots (auto_snapshot_before_destroy is off for this target).');
+}
+
+const ResultRow = z.object({
+  vm: z.string(),
+  moid: z.string(),
+  ok: z.boolean(),
+  task: z.string().optional(),
+  reverted_to: z.object({ name: z.string(), moid: z.string() }).optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+export const bulkVmAction = defineTool({
+  name: 'bulk_vm_action',
+  title: 'Bulk action over VMs matching a pattern',
+  description:
+    'Runs one destructive action (delete_vm, delete_all_snapshots, revert_to_current_snapshot) on every VM of one ' +
+    'target whose name matches an RE2 regex (as list_vms matches it), optionally within a folder (two-phase). The proposal lists every VM ' +
+    'by moid; more matches than max_bulk_objects is denied before any proposal. revert_to_current_snapshot takes a ' +
+    'safety snapshot of every VM first (auto_snapshot_before_destroy) and reverts nothing if any of them fails.',
+  category: 'destructive',
+  surface: 'vsphere',
+  idempotent: false,
+  enabled: vsphereEnabled,
+  input: Input,
+  output: z.object({
+    target: z.string(),
+    action: z.enum(ACTIONS),
+    results: z.array(ResultRow),
+    succeeded: z.number(),
+    failed: z.number(),
+    safety_snapshots: z.array(SafetySnapshotSchema),
+    note: z.string(),
+  }),
+  resolve: resolveBulk,
+  async execute(args, resolution, ctx) {
+    const target = resolution.targets[0]!.name;
+    const vms = resolution.affected.filter((a) => a.type === 'vm').map((a) => ({ ...a, moid: a.moid!, target }) as AffectedObject & { moid: string; target: string });
+    const takeSafety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
+    const phases = vms.length * (takeSafety ? 2 : 1);
+    return onTarget(ctx, target, async (client, call) => {
+      const safety: SafetySnapshot[] = [];
+      if (takeSafety) {
+        const failed: Array<{ vm: string; moid: string; code: string; message: string }> = [];
+        for (const [i, vm] of vms.entries()) {
+          try {
+            safety.push(await takeSafetySnapshot(client, ctx, vm, phaseWait(ctx, call, i, phases, `safety snapshot ${vm.name}`), 'a bulk revert_to_current_snapshot'));
+          } catch (err) {
+            const e = toPublicError(err);
+            failed.push({ vm: vm.name, moid: vm.moid, code: e.code, message: e.message });
+          }
+        }
+        if (failed.length) {
+          throw new AppError('task_failed',
+            `Safety snapshots failed on ${failed.length} of ${vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
+            `Safety snapshots already taken (left in place): ${safety.length ? safety.map((s) => `'${s.name}' (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
+              hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
+              details: { failed, safety_snapshots_taken: safety },
+            });
+        }
+      }
+      const results: Array<z.infer<typeof ResultRow>> = [];
+      for (const [i, vm] of vms.entries()) {
+        const wait = phaseWait(ctx, call, (takeSafety ? vms.length : 0) + i, phases, `${args.action} ${vm.name}`);
+        try {
+          if (args.action === 'delete_vm') {
+            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.destroy(vm.moid, wait)).task });
+          } else if (args.action === 'delete_all_snapshots') {
+            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.removeAllSnapshots(vm.moid, wait)).task });
+          } else {
+            const snap = vm.current_snapshot as { name: string; moid: string };
+            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.revertToSnapshot(snap.moid, {}, wait)).task, reverted_to: snap });
+          }
+        } catch (err) {
+          const e = toPublicError(err);
+          results.push({ vm: vm.name, moid: vm.moid, ok: false, error: { code: e.code, message: e.message } });
+        }
+      }
+      const failed = results.filter((r) => !r.ok);
+      if (failed.length === results.length) {
+        throw new AppError('task_failed', `bulk ${args.action} failed on every VM: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.error!.message}`).join('; ')}`, {
+          hint: 'Nothing was changed by this call apart from any safety snapshots listed in details.',
+          details: { results, safety_snapshots: safety },
+        });
+      }
+      return {
+        target, action: args.action, results, succeeded: results.length - failed.length, failed: failed.length, safety_snapshots: safety,
+        note: args.action === 'revert_to_current_snapshot'
+          ? (takeSafety ? 'Each VM was reverted to the snapshot that was current at proposal time; revert to its safety snapshot to undo.' : 'No safety snapshots were taken (auto_snapshot_before_destroy is off for this target).')
+          : 'No safety snapshots are taken for deletes: they would be deleted with the VM or with the other snapshots.',
+      };
+    });
+  },
+  async dryRun(args, resolution, ctx) {
+    const vms = resolution.affected.filter((a) => a.type === 'vm');
+    const safety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
+    return { would: `${safety ? `take ${vms.length} safety snapshot(s), then ` : ''}${args.action} on ${vms.length} VM(s) of target '${resolution.targets[0]!.name}': ${listOf(vms)}` };
+  },
+});

@@ -1,0 +1,150 @@
+// delete_vm (Destroy_Task: the VM and its files) and unregister_vm (UnregisterVM: the vCenter
+// record only). Both two-phase and bound to the VM's moid at proposal time. delete_vm refuses a
+// ghost record (orphaned / inaccessible / invalid) up front, because vCenter disables
+// Destroy_Task on it and answers with a subject-less fault; unregister_vm is the way to clear one.
+// Neither takes a safety snapshot: Destroy_Task would delete it with the VM, and unregistering
+// discards nothing (the files stay).
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import type { VmDetails } from '../../vsphere/client.js';
+import { defineTool, type AffectedObject } from '../define.js';
+import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { vsphereEnabled } from './common.js';
+import {
+  GHOST_STATES, boundVm, onVmTarget, phaseWait, precondition, resolveChangeVm, SafetySnapshotSchema, vmLabel, vmResolution, type ToolKey,
+} from './change-support.js';
+
+const DELETE: ToolKey = { name: 'delete_vm', category: 'destructive' };
+const UNREGISTER: ToolKey = { name: 'unregister_vm', category: 'destructive' };
+
+export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
+  'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
+  'For an undo window, power the VM off and wait before deleting it.';
+
+/** What a human needs to see about a VM before agreeing to remove it. */
+export function vmFacts(d: VmDetails): Record<string, unknown> {
+  return {
+    power_state: d.power_state,
+    connection_state: d.connection_state,
+    host: d.host?.name ?? null,
+    datastores: d.datastores.map((x) => x.name),
+    disks: d.disks.map((x) => ({ label: x.label, capacity_gb: x.capacity_gb, file: x.file })),
+    snapshot_count: countSnapshots(d.snapshots),
+    created_at: d.created_at,
+    guest_hostname: d.guest_hostname,
+    ip_address: d.ip_address,
+  };
+}
+
+function countSnapshots(nodes: VmDetails['snapshots']): number {
+  return nodes.reduce((n, s) => n + 1 + countSnapshots(s.children), 0);
+}
+
+export const deleteVm = defineTool({
+  name: 'delete_vm',
+  title: 'Delete a VM permanently',
+  description:
+    'PERMANENTLY deletes one powered-off VM and its files (disks, snapshots) from exactly one target (two-phase: ' +
+    'returns a proposal to confirm). A powered-on VM is refused (power_off_vm first). An orphaned, inaccessible or ' +
+    'invalid VM is refused: vCenter cannot delete such a record; use unregister_vm. ' + NO_SAFETY_SNAPSHOT_FOR_DELETE,
+  category: 'destructive',
+  surface: 'vsphere',
+  idempotent: false,
+  enabled: vsphereEnabled,
+  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  output: z.object({
+    target: z.string(),
+    deleted_vm: z.string(),
+    moid: z.string(),
+    safety_snapshots: z.array(SafetySnapshotSchema).describe('Always empty for a delete; see note.'),
+    note: z.string(),
+    task: z.string(),
+  }),
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, DELETE, args);
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    precondition(ctx, DELETE, target, [r.vm.affected], args.override, () => {
+      if (d.power_state !== 'poweredOff') {
+        throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is ${d.power_state ?? 'in an unknown power state'}; vSphere deletes only powered-off VMs.`, {
+          hint: `Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`,
+          details: { vm: d.name, moid: d.moid, power_state: d.power_state },
+        });
+      }
+    });
+    const facts = vmFacts(d);
+    const disks = d.disks.map((x) => `${x.label} ${x.capacity_gb ?? '?'} GB`).join(', ') || 'no disks';
+    return {
+      ...vmResolution(r.vm,
+        `PERMANENTLY DELETE ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host}): its files are destroyed ` +
+        `(${disks}; ${facts.snapshot_count as number} snapshot(s)) on ${(facts.datastores as string[]).join(', ') || 'its datastore'}. No safety snapshot (it would be deleted with the VM).`),
+      affected: [{ ...r.vm.affected, ...facts } as AffectedObject],
+    };
+  },
+  async execute(_args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const { task } = await onVmTarget(ctx, resolution, (client, call) => client.destroy(vm.moid, phaseWait(ctx, call, 0, 1, 'delete VM')));
+    return { target: vm.target, deleted_vm: vm.name, moid: vm.moid, safety_snapshots: [], note: NO_SAFETY_SNAPSHOT_FOR_DELETE, task };
+  },
+  async dryRun(_args, resolution) {
+    const vm = boundVm(resolution);
+    return { would: `delete ${vmLabel(vm.name, vm.moid)} and its files from target '${vm.target}' (Destroy_Task); no safety snapshot`, note: NO_SAFETY_SNAPSHOT_FOR_DELETE };
+  },
+});
+
+export const unregisterVm = defineTool({
+  name: 'unregister_vm',
+  title: 'Unregister a VM (keep its files)',
+  description:
+    "Removes one VM from vCenter's inventory and LEAVES ITS FILES on the datastore (two-phase). This is how to clear an " +
+    'orphaned, inaccessible or invalid record, on which vCenter disables delete_vm. A powered-on VM is refused. The VM ' +
+    'can be registered again from its .vmx file in the datastore browser.',
+  category: 'destructive',
+  surface: 'vsphere',
+  idempotent: false,
+  enabled: vsphereEnabled,
+  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  output: z.object({
+    target: z.string(),
+    unregistered_vm: z.string(),
+    moid: z.string(),
+    connection_state: z.string().nullable().describe('Connection state of the record when it was proposed.'),
+    files_kept_on: z.array(z.string()).describe('Datastores that still hold the VM files.'),
+    note: z.string(),
+  }),
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, UNREGISTER, args, { allowGhost: true });
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    const ghost = d.connection_state !== null && GHOST_STATES.has(d.connection_state);
+    // A ghost's power state is only its last-known value; vCenter does not refuse it on that basis.
+    precondition(ctx, UNREGISTER, target, [r.vm.affected], args.override, () => {
+      if (d.power_state === 'poweredOn' && !ghost) {
+        throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is powered on; vSphere unregisters only powered-off VMs.`, {
+          hint: 'Power it off first (power_off_vm), then propose again.',
+        });
+      }
+    });
+    const facts = vmFacts(d);
+    return {
+      ...vmResolution(r.vm,
+        `UNREGISTER ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host})${ghost ? ` (record is ${d.connection_state})` : ''}: ` +
+        `the vCenter record is removed; its files stay on ${(facts.datastores as string[]).join(', ') || 'the datastore'}.`),
+      affected: [{ ...r.vm.affected, ...facts } as AffectedObject],
+    };
+  },
+  async execute(_args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const facts = resolution.affected[0]!;
+    await onVmTarget(ctx, resolution, (client, call) => client.unregister(vm.moid, call));
+    return {
+      target: vm.target, unregistered_vm: vm.name, moid: vm.moid, connection_state: (facts.connection_state as string | null) ?? null,
+      files_kept_on: (facts.datastores as string[] | undefined) ?? [],
+      note: 'The files were left on the datastore. Register the .vmx again to bring the VM back, or delete the folder in the datastore browser.',
+    };
+  },
+  async dryRun(_args, resolution) {
+    const vm = boundVm(resolution);
+    return { would: `unregister ${vmLabel(vm.name, vm.moid)} from target '${vm.target}' (UnregisterVM), leaving its files` };
+  },
+});

@@ -1,0 +1,116 @@
+// mount_iso / unmount_iso: change the backing of the VM's first CD-ROM drive. The ISO's datastore
+// is resolved before anything is sent; a VM without a CD-ROM drive is refused up front.
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import type { VmDetails } from '../../vsphere/client.js';
+import { defineTool } from '../define.js';
+import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { onTarget, vsphereEnabled } from './common.js';
+import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+
+const ISO_PATH = /^\[([^\]]+)\] \S.*\.iso$/i;
+
+function firstCdrom(d: VmDetails, target: string) {
+  const cd = d.cdroms[0];
+  if (!cd) {
+    throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target}' has no CD-ROM drive.`, {
+      hint: 'Add a CD/DVD drive to the VM in vSphere first.',
+    });
+  }
+  return cd;
+}
+
+const IsoOutput = z.object({
+  target: z.string(),
+  vm: z.string(),
+  moid: z.string(),
+  cdrom: z.string().describe('Label of the CD-ROM drive that was changed.'),
+  iso_path: z.string().nullable().describe('ISO now mounted (null after unmount).'),
+  previous_iso: z.string().nullable(),
+  changed: z.boolean(),
+  task: z.string().optional(),
+  ...WouldField,
+});
+
+export const mountIso = defineTool({
+  name: 'mount_iso',
+  title: 'Mount an ISO on a VM',
+  description:
+    "Mounts a datastore ISO ('[datastore] path/file.iso') on the VM's first CD-ROM drive and connects it. A running " +
+    'guest sees the new media at once; an ISO already mounted there is replaced.',
+  category: 'mutate',
+  surface: 'vsphere',
+  idempotent: true,
+  enabled: vsphereEnabled,
+  input: z.object({
+    target: TargetArg,
+    vm: VmArg,
+    iso_path: z.string().min(1).max(1024).regex(ISO_PATH, "must look like '[datastore] folder/file.iso'")
+      .describe("Datastore path of the ISO, e.g. '[ds-nfs-01] iso/ubuntu-24.04.iso'."),
+    override: OverrideArg,
+  }),
+  output: IsoOutput,
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, { name: 'mount_iso', category: 'mutate' }, args);
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    const cd = firstCdrom(d, target.name);
+    const dsName = ISO_PATH.exec(args.iso_path)![1]!;
+    const ds = await onTarget(ctx, target.name, (client, call) => client.resolveOne('datastore', dsName, call));
+    return vmResolution(r.vm,
+      `mount ISO '${args.iso_path}' on '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'${cd.iso ? ` (replacing '${cd.iso}')` : ''}`,
+      [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }, { type: 'datastore', name: ds.name, moid: ds.moid }]);
+  },
+  async execute(args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const cd = boundObject(resolution, 'cdrom')!;
+    const previous = (cd.iso as string | null) ?? null;
+    const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cd.name, iso_path: args.iso_path, previous_iso: previous };
+    return onVmTarget(ctx, resolution, async (client, call) => {
+      const { task } = await client.reconfigure(vm.moid, [{ kind: 'mount_iso', isoPath: args.iso_path, cdromKey: cd.key as number }], phaseWait(ctx, call, 0, 1, 'mount ISO'));
+      return { ...base, changed: true, task };
+    });
+  },
+  async dryRun(args, resolution) {
+    const vm = boundVm(resolution);
+    return { would: `mount '${args.iso_path}' on '${boundObject(resolution, 'cdrom')!.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+  },
+});
+
+export const unmountIso = defineTool({
+  name: 'unmount_iso',
+  title: 'Unmount the ISO from a VM',
+  description: "Ejects the ISO from the VM's first CD-ROM drive (the drive stays, disconnected). Nothing mounted: reported unchanged.",
+  category: 'mutate',
+  surface: 'vsphere',
+  idempotent: true,
+  enabled: vsphereEnabled,
+  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  output: IsoOutput,
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, { name: 'unmount_iso', category: 'mutate' }, args);
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    const cd = firstCdrom(d, target.name);
+    return vmResolution(r.vm,
+      `unmount ${cd.iso ? `ISO '${cd.iso}'` : 'the (empty) drive'} from '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'`,
+      [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }]);
+  },
+  async execute(_args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const cd = boundObject(resolution, 'cdrom')!;
+    return onVmTarget(ctx, resolution, async (client, call) => {
+      // Read the drive again: the proposal-time view may be stale, and an empty drive is a no-op.
+      const now = (await client.getVmDetails(vm.moid, call)).cdroms.find((c) => c.key === cd.key);
+      const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cd.name, iso_path: null, previous_iso: now?.iso ?? null };
+      if (now && now.iso === null) return { ...base, changed: false };
+      const { task } = await client.reconfigure(vm.moid, [{ kind: 'unmount_iso', cdromKey: cd.key as number }], phaseWait(ctx, call, 0, 1, 'unmount ISO'));
+      return { ...base, changed: true, task };
+    });
+  },
+  async dryRun(_args, resolution) {
+    const vm = boundVm(resolution);
+    const cd = boundObject(resolution, 'cdrom')!;
+    return { would: `eject ${cd.iso ? `'${String(cd.iso)}'` : 'nothing (no ISO mounted)'} from '${cd.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+  },
+});

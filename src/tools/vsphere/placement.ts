@@ -1,0 +1,175 @@
+// migrate_vm (vMotion / storage vMotion within one target) and clone_vm (same target). Every name
+// (host, datastore, folder, resource pool) is resolved to exactly one moid before anything is
+// sent, so the proposal or dry run names the exact objects and vSphere gets moids only.
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import type { CallOptions, Candidate, ObjectKind, VsphereClient } from '../../vsphere/client.js';
+import { defineTool, type AffectedObject } from '../define.js';
+import { DatastoreArg, FolderArg, HostArg, NameArg, OverrideArg, ResourcePoolArg, TargetArg, VmArg } from '../args.js';
+import { onTarget, vsphereEnabled } from './common.js';
+import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+
+/** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
+async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
+  const clean = wanted.replace(/^\/+|\/+$/g, '');
+  if (!clean.includes('/')) return client.resolveOne(kind, wanted, call);
+  const last = clean.split('/').pop()!;
+  const hits = (await client.find(kind, last, call)).filter((c) => c.path.replace(/^\/+/, '') === clean);
+  if (hits.length === 1) return hits[0]!;
+  const label = kind.replace('_', ' ');
+  if (hits.length === 0) {
+    throw new AppError('not_found', `No ${label} at inventory path '${wanted}' on target '${client.target.name}'.`, { hint: `Give the ${label} by exact name or moid.` });
+  }
+  throw new AppError('ambiguous_name', `${hits.length} ${label}s are at '${wanted}': ${hits.map((c) => c.moid).join(', ')}`, {
+    hint: 'Call again with the moid of the one you mean.',
+    details: { candidates: hits.map(({ name, moid, path }) => ({ name, moid, path })) },
+  });
+}
+
+const placed = (type: string, c: Candidate): AffectedObject => ({ type, name: c.name, moid: c.moid, path: c.path });
+
+export const migrateVm = defineTool({
+  name: 'migrate_vm',
+  title: 'Migrate a VM (vMotion / storage vMotion)',
+  description:
+    'Moves one VM to another host (vMotion) and/or datastore (storage vMotion) within the same target. Cross-vCenter ' +
+    'moves are out of scope. Progress notifications are sent while the task runs.',
+  category: 'mutate',
+  surface: 'vsphere',
+  idempotent: true,
+  enabled: vsphereEnabled,
+  input: z.object({
+    target: TargetArg,
+    vm: VmArg,
+    host: HostArg.optional().describe('Destination ESXi host (name or moid).'),
+    datastore: DatastoreArg.optional().describe("Destination datastore for the VM's files and disks (name or moid)."),
+    override: OverrideArg,
+  }).refine((a) => a.host !== undefined || a.datastore !== undefined, { message: 'give a destination host, datastore, or both' }),
+  output: z.object({
+    target: z.string(),
+    vm: z.string(),
+    moid: z.string(),
+    kind: z.enum(['vmotion', 'storage_vmotion', 'vmotion_and_storage_vmotion', 'none']),
+    from: z.object({ host: z.string().nullable(), datastores: z.array(z.string()) }),
+    to: z.object({ host: z.string().nullable(), datastore: z.string().nullable() }),
+    changed: z.boolean(),
+    task: z.string().optional(),
+    ...WouldField,
+  }),
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, { name: 'migrate_vm', category: 'mutate' }, args);
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    const extra = await onTarget(ctx, target.name, async (client, call) => {
+      const out: AffectedObject[] = [];
+      if (args.host) out.push(placed('host', await resolvePlace(client, 'host', args.host, call)));
+      if (args.datastore) out.push(placed('datastore', await resolvePlace(client, 'datastore', args.datastore, call)));
+      return out;
+    });
+    const host = extra.find((e) => e.type === 'host');
+    const ds = extra.find((e) => e.type === 'datastore');
+    const moves = [
+      host ? `host ${d.host?.name ?? '?'} -> ${host.name}` : null,
+      ds ? `datastore ${d.datastores.map((x) => x.name).join('+') || '?'} -> ${ds.name}` : null,
+    ].filter(Boolean);
+    return vmResolution(r.vm, `migrate ${vmLabel(d.name, d.moid)} on target '${target.name}': ${moves.join(', ')}`,
+      [...extra, { type: 'placement', name: 'current', host: d.host?.name ?? null, host_moid: d.host?.moid ?? null, datastores: d.datastores.map((x) => x.moid), datastore_names: d.datastores.map((x) => x.name) }]);
+  },
+  async execute(_args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const host = boundObject(resolution, 'host');
+    const ds = boundObject(resolution, 'datastore');
+    const cur = boundObject(resolution, 'placement')!;
+    return onVmTarget(ctx, resolution, async (client, call) => {
+      // Decide on the VM as it is now, not as it was at resolution.
+      const now = await client.getVmDetails(vm.moid, call);
+      const hostMove = host !== undefined && host.moid !== now.host?.moid;
+      const dsMove = ds !== undefined && !(now.datastores.length === 1 && now.datastores[0]!.moid === ds.moid);
+      const kind = hostMove && dsMove ? 'vmotion_and_storage_vmotion' as const : hostMove ? 'vmotion' as const : dsMove ? 'storage_vmotion' as const : 'none' as const;
+      const base = {
+        target: vm.target, vm: vm.name, moid: vm.moid, kind,
+        from: { host: now.host?.name ?? (cur.host as string | null), datastores: now.datastores.map((x) => x.name) },
+        to: { host: host?.name ?? now.host?.name ?? null, datastore: ds?.name ?? null },
+      };
+      if (kind === 'none') return { ...base, changed: false };
+      const { task } = await client.relocate(vm.moid, { ...(hostMove ? { host: host!.moid! } : {}), ...(dsMove ? { datastore: ds!.moid! } : {}) }, phaseWait(ctx, call, 0, 1, 'migrate'));
+      return { ...base, changed: true, task };
+    });
+  },
+  async dryRun(_args, resolution) {
+    return { would: resolution.summary ?? 'migrate the VM' };
+  },
+});
+
+export const cloneVm = defineTool({
+  name: 'clone_vm',
+  title: 'Clone a VM',
+  description:
+    'Clones one VM into a new VM on the same target. By default the clone goes to the source\'s folder, host, ' +
+    'resource pool and datastore, powered off. The new name must not already be used by a VM on this target, so ' +
+    'later calls can address it by name. The result names the new VM and its moid.',
+  category: 'mutate',
+  surface: 'vsphere',
+  idempotent: false,
+  enabled: vsphereEnabled,
+  input: z.object({
+    target: TargetArg,
+    vm: VmArg.describe('Source VM by exact name or moid.'),
+    name: NameArg.max(80).describe('Name of the new VM (1-80 characters), unused on this target.'),
+    folder: FolderArg.optional().describe("Destination VM folder (name, moid or inventory path); default: the source's folder."),
+    host: HostArg.optional(),
+    datastore: DatastoreArg.optional(),
+    resource_pool: ResourcePoolArg.optional(),
+    power_on: z.boolean().default(false).describe('Power the clone on when it is created.'),
+    override: OverrideArg,
+  }),
+  output: z.object({
+    target: z.string(),
+    source_vm: z.string(),
+    source_moid: z.string(),
+    new_vm: z.object({ name: z.string(), moid: z.string() }),
+    powered_on: z.boolean(),
+    task: z.string(),
+    ...WouldField,
+  }),
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, { name: 'clone_vm', category: 'mutate' }, args);
+    if (r.all) return r.all;
+    const { details: d, target } = r.vm;
+    const extra = await onTarget(ctx, target.name, async (client, call) => {
+      const taken = await client.find('vm', args.name, call);
+      if (taken.length) {
+        throw new AppError('invalid_input', `A VM named '${args.name}' already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
+          hint: 'Pick an unused name: duplicate names make later calls by name ambiguous.',
+        });
+      }
+      const out: AffectedObject[] = [];
+      if (args.folder) out.push(placed('folder', await resolvePlace(client, 'folder', args.folder, call)));
+      if (args.host) out.push(placed('host', await resolvePlace(client, 'host', args.host, call)));
+      if (args.datastore) out.push(placed('datastore', await resolvePlace(client, 'datastore', args.datastore, call)));
+      if (args.resource_pool) out.push(placed('resource_pool', await resolvePlace(client, 'resource_pool', args.resource_pool, call)));
+      return out;
+    });
+    const where = extra.map((e) => `${e.type.replace('_', ' ')} ${e.name}`).join(', ');
+    return vmResolution(r.vm,
+      `clone ${vmLabel(d.name, d.moid)} on target '${target.name}' into new VM '${args.name}'${where ? ` (${where})` : ' (same folder, host and datastore)'}${args.power_on ? ', powered on' : ''}`,
+      extra);
+  },
+  async execute(args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    const moidOf = (type: string) => boundObject(resolution, type)?.moid;
+    const placement = {
+      ...(moidOf('folder') ? { folder: moidOf('folder')! } : {}),
+      ...(moidOf('host') ? { host: moidOf('host')! } : {}),
+      ...(moidOf('datastore') ? { datastore: moidOf('datastore')! } : {}),
+      ...(moidOf('resource_pool') ? { pool: moidOf('resource_pool')! } : {}),
+    };
+    return onVmTarget(ctx, resolution, async (client, call) => {
+      const { task, vm: newMoid } = await client.clone(vm.moid, { name: args.name, powerOn: args.power_on, ...placement }, phaseWait(ctx, call, 0, 1, 'clone'));
+      return { target: vm.target, source_vm: vm.name, source_moid: vm.moid, new_vm: { name: args.name, moid: newMoid }, powered_on: args.power_on, task };
+    });
+  },
+  async dryRun(_args, resolution) {
+    return { would: resolution.summary ?? 'clone the VM' };
+  },
+});

@@ -1,0 +1,62 @@
+// create_snapshot: a new snapshot of one VM. Not destructive (it adds a restore point); it does
+// grow a delta disk, so the result reminds the caller to delete it when done.
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { NameArg, OverrideArg, TargetArg, VmArg } from '../args.js';
+import { vsphereEnabled } from './common.js';
+import { boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+
+export const createSnapshot = defineTool({
+  name: 'create_snapshot',
+  title: 'Create a VM snapshot',
+  description:
+    'Takes a snapshot of one VM on exactly one target and returns its moid. memory=true also captures the running ' +
+    "memory (slower; a revert then resumes the VM running); quiesce=true asks VMware Tools to flush the guest's file " +
+    'systems first. Snapshots are not backups: delete them when done (delete_snapshot), they grow with every write.',
+  category: 'mutate',
+  surface: 'vsphere',
+  idempotent: false,
+  enabled: vsphereEnabled,
+  input: z.object({
+    target: TargetArg,
+    vm: VmArg,
+    name: NameArg.max(80).describe('Name of the new snapshot (1-80 characters). Prefer a name not already used on this VM: later calls refuse ambiguous snapshot names.'),
+    description: z.string().max(1000).default('').describe('Free text stored with the snapshot.'),
+    memory: z.boolean().default(false).describe("Include the VM's memory (only for a powered-on VM)."),
+    quiesce: z.boolean().default(false).describe('Quiesce the guest file systems through VMware Tools before the snapshot.'),
+    override: OverrideArg,
+  }),
+  output: z.object({
+    target: z.string(),
+    vm: z.string(),
+    moid: z.string(),
+    snapshot: z.object({ name: z.string(), moid: z.string() }),
+    task: z.string(),
+    same_name_exists: z.boolean().describe('True when the VM already had a snapshot with this name (refer to the new one by moid).'),
+    ...WouldField,
+  }),
+  async resolve(args, ctx) {
+    const r = await resolveChangeVm(ctx, { name: 'create_snapshot', category: 'mutate' }, args);
+    if (r.all) return r.all;
+    const { details, target } = r.vm;
+    const opts = [args.memory ? 'with memory' : 'disk only', args.quiesce ? 'quiesced' : null].filter(Boolean).join(', ');
+    return vmResolution(r.vm, `create snapshot '${args.name}' (${opts}) of ${vmLabel(details.name, details.moid)} on target '${target.name}'`);
+  },
+  async execute(args, resolution, ctx) {
+    const vm = boundVm(resolution);
+    return onVmTarget(ctx, resolution, async (client, call) => {
+      const existing = await client.listSnapshots(vm.moid, call);
+      const { task, snapshot } = await client.createSnapshot(vm.moid, {
+        name: args.name, description: args.description, memory: args.memory, quiesce: args.quiesce,
+      }, phaseWait(ctx, call, 0, 1, 'create snapshot'));
+      return {
+        target: vm.target, vm: vm.name, moid: vm.moid, snapshot: { name: args.name, moid: snapshot }, task,
+        same_name_exists: existing.flat.some((s) => s.name === args.name),
+      };
+    });
+  },
+  async dryRun(args, resolution) {
+    const vm = boundVm(resolution);
+    return { would: `create snapshot '${args.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' (memory=${args.memory}, quiesce=${args.quiesce})` };
+  },
+});
