@@ -61,15 +61,17 @@ describe('approval dashboard end to end', () => {
   });
 
   it('deny cancels: nothing runs, the cancellation is audited', async () => {
-    const proposal = await h.call('delete_vm', { target: 'lab-vc1', vm: 'test-01' });
+    // dup-01's name is ambiguous on purpose; the moid picks one (powered off, so deletable).
+    const proposal = await h.call('delete_vm', { target: 'lab-vc1', vm: 'vm-105' });
+    expect(proposal.isError, proposal.text).toBe(false);
     const id = proposal.data.proposal_id as string;
     await page.reload();
     await card(id).waitFor();
     await card(id).locator('button[data-action="cancel"]').click();
     await page.locator(`article.card[data-id="${id}"][data-state="cancelled"]`).waitFor();
-    expect(h.lab.vcenters.get('lab-vc1')!.model.vm('vm-108').exists).toBe(true);
+    expect(h.lab.vcenters.get('lab-vc1')!.model.vm('vm-105').exists).toBe(true);
     expect(h.auditLines().filter((l) => l.proposal_id === id).map((l) => l.phase)).toEqual(['proposed', 'cancelled']);
-    expect(h.lab.callLog.find('vcenter:lab-vc1', 'Destroy_Task').filter((c) => c.subject === 'vm-108')).toHaveLength(0);
+    expect(h.lab.callLog.find('vcenter:lab-vc1', 'Destroy_Task').filter((c) => c.subject === 'vm-105')).toHaveLength(0);
   });
 
   it('an upstream VM named like markup is shown as text and runs nothing', async () => {
