@@ -41,7 +41,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
       change_id: ChangeIdArg.optional(),
       override: OverrideArg,
     }),
-    output: z.object({ vm: z.string(), path: z.string(), bytes: z.number(), written_at: z.string() }),
+    output: z.object({ vm: z.string(), path: z.string(), bytes: z.number(), written_at: z.string(), would: z.string().optional().describe('Dry run only: what would have been written.') }),
     async resolve(args, ctx) {
       const vm = findLabVm(args.vm);
       const t = ctx.services.targets.find((x) => x.name === vm.target);

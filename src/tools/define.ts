@@ -39,6 +39,13 @@ export interface Resolution {
   bulkCount?: number;
   /** One line naming the change, the objects and the target (proposals, audit, dry runs). */
   summary?: string;
+  /**
+   * Refusals that depend on the objects' state (a ghost record, a powered-on VM). The pipeline
+   * runs them only after policy, rate and bulk limits allowed the call, before any proposal or
+   * execution, so a call the policy denies is denied by the policy (and audited as such) rather
+   * than refused for a state the agent might then "fix". A throw is audited as `denied`.
+   */
+  checks?: Array<() => void>;
 }
 
 export interface ProgressReporter {

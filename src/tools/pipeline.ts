@@ -106,6 +106,13 @@ async function runChange(tool: AnyTool, args: Record<string, unknown>, resolutio
   const gate = await gateChange(tool, args, resolution, target, ctx);
   if (!gate.ok) return gate;
   const { decision, dryRun } = gate;
+  try {
+    for (const check of resolution.checks ?? []) check();
+  } catch (err) {
+    const error = toPublicError(err);
+    await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason: error.message, rule: 'state_check' }, detail: { code: error.code } });
+    return { ok: false, error };
+  }
 
   if (isTwoPhase(tool)) {
     if (decision.requireWebApproval && !ctx.services.webUi.enabled) {

@@ -94,3 +94,24 @@ describe('stdio binary', () => {
     expect(run.stderr).toMatch(/WEB_UI_TOKEN/);
   });
 });
+
+describe('started by hand', () => {
+  it('in a terminal (stdin is a TTY) it says what it is and how to connect a client', async () => {
+    // util-linux `script` gives the child a pseudo-terminal, as a human's shell would.
+    const dir = tempDir();
+    writeConfig(dir);
+    const cmd = `${process.execPath} ${BIN}`;
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', TARGETS_FILE: join(dir, 'conf', 'targets.yaml'), AUDIT_LOG_PATH: join(dir, 'a.jsonl') },
+      stdio: ['pipe', 'pipe', 'pipe'], detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      await expect.poll(() => out, { timeout: 15_000 }).toContain('is an MCP server');
+      expect(out).toContain('Claude Desktop, VS Code or Cursor');
+    } finally {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { startLab, type LabOptions, type RunningLab } from '../../src/lab/lab-mo
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
+import type { Logger } from '../../src/tools/services.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
 
 export interface LabHarness {
@@ -29,10 +30,16 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   policyYaml?: string;
   env?: Record<string, string>;
   fanOutTimeoutMs?: number;
+  /** State folder (audit log, catalog and FLR state files); reuse one to model a restart. */
+  dir?: string;
+  /** Receives the server's log lines (default: silent). */
+  logger?: Logger;
+  /** Bound of the guard's checkpoint wait (lab mode's default is 60 s). */
+  checkpointTimeoutMs?: number;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
-  const dir = tempDir('zr-lab-');
+  const dir = opts.dir ?? tempDir('zr-lab-');
   let policyPath: string | undefined;
   let policy;
   if (opts.policyYaml !== undefined) {
@@ -41,9 +48,10 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     policy = new PolicyFileStore(policyPath, true);
   }
   const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
+  if (opts.checkpointTimeoutMs !== undefined) lab.config.app.guard.checkpointTimeoutMs = opts.checkpointTimeoutMs;
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'lab-test', version: '1.0.0' });
   await runtime.built.server.connect(serverSide);

@@ -14,10 +14,9 @@ import { FolderArg, OverrideArg, TargetArg } from '../args.js';
 import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
 import { changeTarget, onTarget, vsphereEnabled } from './common.js';
 import {
-  GHOST_STATES, phaseWait, policyFlagsNow, precondition, SafetySnapshotSchema, takeSafetySnapshot, type SafetySnapshot, type ToolKey,
+  GHOST_STATES, phaseWait, policyFlagsNow, SafetySnapshotSchema, takeSafetySnapshot, type SafetySnapshot,
 } from './change-support.js';
 
-const TOOL: ToolKey = { name: 'bulk_vm_action', category: 'destructive' };
 
 const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -62,8 +61,9 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
   if (matched.length > policyFlagsNow(ctx, target.name).maxBulkObjects) {
     return { ...base, affected, summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target '${target.name}'` };
   }
-  // State refusals only when the policy would allow the call: a denied call is denied by policy first.
-  const check = (f: () => void) => precondition(ctx, TOOL, target, affected, args.override, f);
+  // State refusals run in the pipeline once the policy allowed the call (Resolution.checks).
+  const checks: Array<() => void> = [];
+  const check = (f: () => void) => checks.push(f);
   check(() => {
     const ghosts = affected.filter((v) => GHOST_STATES.has(String(v.connection_state)));
     if (ghosts.length) refuse('These VMs are orphaned, inaccessible or invalid records on which vCenter disables this action', 'Narrow name_regex to exclude them; clear each with unregister_vm.', ghosts);
@@ -90,7 +90,7 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
       });
     }
   }
-  return { ...base, affected, summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy) };
+  return { ...base, affected, checks, summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy) };
 }
 
 function bulkSummary(action: Action, vms: AffectedObject[], scope: string, target: string, safety: boolean): string {

@@ -3,9 +3,9 @@
 // tell the human about, task progress wired to MCP progress, and the safety snapshot.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
-import { decide, targetFlags } from '../../core/policy-engine.js';
+import { targetFlags } from '../../core/policy-engine.js';
 import type { CallOptions, VsphereClient, VmDetails, WaitOptions } from '../../vsphere/client.js';
-import { policyObjects, type AffectedObject, type CallContext, type Resolution, type TargetRef } from '../define.js';
+import { type AffectedObject, type CallContext, type Resolution, type TargetRef } from '../define.js';
 import { changeTarget, onTarget, vmAffected } from './common.js';
 
 /** Connection states on which vCenter disables nearly every VM method (all but UnregisterVM). */
@@ -15,16 +15,12 @@ export interface ChangeVm {
   target: TargetRef;
   details: VmDetails;
   affected: AffectedObject;
+  /** State refusals, run by the pipeline once policy allowed the call (Resolution.checks). */
+  checks: Array<() => void>;
 }
 
 /** Result of resolving the target of a change: either `target: "all"` (policy denies it) or one VM. */
 export type ChangeResolution = { all: Resolution } | { all?: undefined; vm: ChangeVm };
-
-/** What the policy peek needs to know about the calling tool. */
-export interface ToolKey {
-  name: string;
-  category: 'mutate' | 'destructive';
-}
 
 /** The change arguments every tool has. */
 export interface ChangeArgs {
@@ -35,12 +31,11 @@ export interface ChangeArgs {
 
 /**
  * One target and one VM, bound by moid. `target: "all"` comes back as such so the pipeline denies
- * and audits it without touching any vCenter. A ghost record is refused (unless `allowGhost`),
- * but only when the policy would allow the call: see `precondition`.
+ * and audits it without touching any vCenter. A ghost record is refused (unless `allowGhost`)
+ * through Resolution.checks, which the pipeline runs only once the policy allowed the call.
  */
 export async function resolveChangeVm(
   ctx: CallContext,
-  tool: ToolKey,
   args: ChangeArgs,
   opts: { allowGhost?: boolean } = {},
 ): Promise<ChangeResolution> {
@@ -48,32 +43,9 @@ export async function resolveChangeVm(
   if (t.targetIsAll) return { all: { ...t, affected: [], summary: `change on target 'all' (refused: changes take exactly one target)` } };
   const ref = t.targets[0]!;
   const details = await onTarget(ctx, ref.name, async (client, call) => client.getVmDetails((await client.resolveOne('vm', args.vm, call)).moid, call));
-  const vm = { target: ref, details, affected: vmAffected(ref.name, details) };
-  if (!opts.allowGhost) precondition(ctx, tool, ref, [vm.affected], args.override, () => requireUsable(details, ref.name));
+  const vm: ChangeVm = { target: ref, details, affected: vmAffected(ref.name, details), checks: [] };
+  if (!opts.allowGhost) vm.checks.push(() => requireUsable(details, ref.name));
   return { vm };
-}
-
-/**
- * Runs a state check (which throws invalid_state & co.) only when the policy would allow the call.
- * Resolution runs before the pipeline's policy step, and a call the policy denies must be denied
- * by the policy (audited as such), not refused for the VM's state: otherwise an agent told "power
- * it off first" would power off a protected VM for a delete it can never make. The pipeline
- * decides again for real; this peek only orders the two refusals.
- */
-export function precondition(ctx: CallContext, tool: ToolKey, target: TargetRef, affected: AffectedObject[], override: boolean, check: () => void): void {
-  if (!policyWouldDeny(ctx, tool, target, affected, override)) check();
-}
-
-function policyWouldDeny(ctx: CallContext, tool: ToolKey, target: TargetRef, affected: AffectedObject[], override: boolean): boolean {
-  const state = ctx.services.policy.current();
-  if (!state.ok) return true;
-  try {
-    return !decide(state.policy, {
-      tool: tool.name, category: tool.category, target: { name: target.name, tags: target.tags }, objects: policyObjects(affected), override,
-    }).allowed;
-  } catch {
-    return true;
-  }
 }
 
 /** vCenter disables the method on a ghost record with a subject-less fault; say why, up front. */
@@ -88,7 +60,7 @@ export function requireUsable(d: VmDetails, target: string): void {
 
 /** A Resolution for one VM (plus further objects), with the one-line summary. */
 export function vmResolution(vm: ChangeVm, summary: string, extra: AffectedObject[] = []): Resolution {
-  return { targets: [vm.target], affected: [vm.affected, ...extra], summary };
+  return { targets: [vm.target], affected: [vm.affected, ...extra], summary, checks: vm.checks };
 }
 
 export function vmLabel(name: string, moid: string): string {

@@ -11,11 +11,9 @@ import { defineTool, type AffectedObject } from '../define.js';
 import { OverrideArg, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import {
-  GHOST_STATES, boundVm, onVmTarget, phaseWait, precondition, resolveChangeVm, SafetySnapshotSchema, vmLabel, vmResolution, type ToolKey,
+  GHOST_STATES, boundVm, onVmTarget, phaseWait, resolveChangeVm, SafetySnapshotSchema, vmLabel, vmResolution,
 } from './change-support.js';
 
-const DELETE: ToolKey = { name: 'delete_vm', category: 'destructive' };
-const UNREGISTER: ToolKey = { name: 'unregister_vm', category: 'destructive' };
 
 export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
   'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
@@ -61,10 +59,10 @@ export const deleteVm = defineTool({
     task: z.string(),
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, DELETE, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
-    precondition(ctx, DELETE, target, [r.vm.affected], args.override, () => {
+    r.vm.checks.push(() => {
       if (d.power_state !== 'poweredOff') {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is ${d.power_state ?? 'in an unknown power state'}; vSphere deletes only powered-off VMs.`, {
           hint: `Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`,
@@ -113,12 +111,12 @@ export const unregisterVm = defineTool({
     note: z.string(),
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, UNREGISTER, args, { allowGhost: true });
+    const r = await resolveChangeVm(ctx, args, { allowGhost: true });
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const ghost = d.connection_state !== null && GHOST_STATES.has(d.connection_state);
     // A ghost's power state is only its last-known value; vCenter does not refuse it on that basis.
-    precondition(ctx, UNREGISTER, target, [r.vm.affected], args.override, () => {
+    r.vm.checks.push(() => {
       if (d.power_state === 'poweredOn' && !ghost) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is powered on; vSphere unregisters only powered-off VMs.`, {
           hint: 'Power it off first (power_off_vm), then propose again.',

@@ -51,7 +51,7 @@ export const mountIso = defineTool({
   }),
   output: IsoOutput,
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'mount_iso', category: 'mutate' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const cd = firstCdrom(d, target.name);
@@ -88,7 +88,7 @@ export const unmountIso = defineTool({
   input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
   output: IsoOutput,
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'unmount_iso', category: 'mutate' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const cd = firstCdrom(d, target.name);

@@ -57,7 +57,7 @@ export const migrateVm = defineTool({
     ...WouldField,
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'migrate_vm', category: 'mutate' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const extra = await onTarget(ctx, target.name, async (client, call) => {
@@ -133,7 +133,7 @@ export const cloneVm = defineTool({
     ...WouldField,
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'clone_vm', category: 'mutate' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const extra = await onTarget(ctx, target.name, async (client, call) => {

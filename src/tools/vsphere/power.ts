@@ -22,7 +22,7 @@ const PowerOutput = z.object({
 });
 
 async function resolvePower(args: ChangeArgs, ctx: CallContext, name: string, verb: string): Promise<Resolution> {
-  const r = await resolveChangeVm(ctx, { name, category: 'mutate' }, args);
+  const r = await resolveChangeVm(ctx, args);
   if (r.all) return r.all;
   const { details, target } = r.vm;
   return vmResolution(r.vm, `${verb} ${vmLabel(details.name, details.moid)} on target '${target.name}' (currently ${details.power_state ?? 'unknown'})`);

@@ -8,9 +8,8 @@ import type { ReconfigureRequest } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
 import { DatastoreArg, OverrideArg, TargetArg, VmArg } from '../args.js';
 import { onTarget, vsphereEnabled } from './common.js';
-import { boundObject, boundVm, onVmTarget, phaseWait, precondition, resolveChangeVm, vmLabel, vmResolution, WouldField, type ToolKey } from './change-support.js';
+import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 
-const TOOL: ToolKey = { name: 'reconfigure_vm', category: 'mutate' };
 
 const SCSI = /SCSI|LsiLogic|BusLogic/i;
 
@@ -59,7 +58,7 @@ export const reconfigureVm = defineTool({
     ...WouldField,
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, TOOL, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const on = d.power_state === 'poweredOn';
@@ -67,7 +66,7 @@ export const reconfigureVm = defineTool({
       args.cpu !== undefined && d.num_cpu !== null && args.cpu < d.num_cpu ? `cpu ${d.num_cpu} -> ${args.cpu}` : null,
       args.memory_mb !== undefined && d.memory_mb !== null && args.memory_mb < d.memory_mb ? `memory ${d.memory_mb} -> ${args.memory_mb} MB` : null,
     ].filter((x): x is string => x !== null);
-    precondition(ctx, TOOL, target, [r.vm.affected], args.override, () => {
+    r.vm.checks.push(() => {
       if (on && shrinks.length) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} is powered on; vSphere cannot remove CPU or memory from a running VM (${shrinks.join(', ')}).`, {
           hint: 'Power it off first (power_off_vm), then reconfigure.',

@@ -58,7 +58,7 @@ export const removeDisk = defineTool({
     task: z.string(),
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'remove_disk', category: 'destructive' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const disk = findDisk(d, target.name, args.disk);

@@ -36,7 +36,7 @@ export const createSnapshot = defineTool({
     ...WouldField,
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'create_snapshot', category: 'mutate' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details, target } = r.vm;
     const opts = [args.memory ? 'with memory' : 'disk only', args.quiesce ? 'quiesced' : null].filter(Boolean).join(', ');

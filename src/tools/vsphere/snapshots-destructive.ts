@@ -74,7 +74,7 @@ export const deleteSnapshot = defineTool({
     task: z.string(),
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'delete_snapshot', category: 'destructive' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const snap = findSnapshot(d, target.name, args.snapshot);
@@ -128,7 +128,7 @@ export const revertSnapshot = defineTool({
     task: z.string(),
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, { name: 'revert_snapshot', category: 'destructive' }, args);
+    const r = await resolveChangeVm(ctx, args);
     if (r.all) return r.all;
     const { details: d, target } = r.vm;
     const snap = findSnapshot(d, target.name, args.snapshot);

@@ -29,7 +29,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
         try {
           const query = await queryFor(vm, signal);
           const found = await findProtectionAnywhere(zerto, { query, ...(vm.target ? { target: vm.target } : {}), signal });
-          for (const v of found.vpgs) plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: found.site.name });
+          for (const v of found.vpgs) plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: v.site });
         } catch (err) {
           const e = toPublicError(err);
           if (DEFINITELY_UNPROTECTED.has(e.code) && !(e.details && 'protected_elsewhere' in e.details)) {
@@ -47,34 +47,42 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
     },
 
     async pin(plan, req) {
-      const byVm = new Map<string, { site: string; vpgs: Array<{ id: string; name: string }> }>();
+      // One pin per (VM, site): a VM's VPGs are pinned through the site that protects each of them.
+      const groups = new Map<string, { vm: string; site: string; vpgs: Array<{ id: string; name: string }> }>();
       for (const v of plan.vpgs) {
-        const entry = byVm.get(v.vm) ?? { site: v.site, vpgs: [] };
-        if (!entry.vpgs.some((x) => x.id === v.vpg_id)) entry.vpgs.push({ id: v.vpg_id, name: v.vpg });
-        byVm.set(v.vm, entry);
+        const key = `${v.vm}\u0000${v.site}`;
+        const g = groups.get(key) ?? { vm: v.vm, site: v.site, vpgs: [] };
+        if (!g.vpgs.some((x) => x.id === v.vpg_id)) g.vpgs.push({ id: v.vpg_id, name: v.vpg });
+        groups.set(key, g);
       }
+      // One clock reading for the call, so a VM pinned at two sites carries the same tag at both.
+      const at = new Date();
       const tags: string[] = [];
       const checkpoints: PinnedCheckpoint[] = [];
-      const failures: string[] = [];
-      await Promise.all([...byVm.entries()].map(async ([vm, { site, vpgs }]) => {
-        const s = siteNamed(zerto, site);
-        if (!s) throw new AppError('checkpoint_failed', `Zerto site '${site}' is not configured.`);
+      const failures: Array<{ vm: string; err: unknown }> = [];
+      await Promise.all([...groups.values()].map(async ({ vm, site, vpgs }) => {
         try {
+          const s = siteNamed(zerto, site);
+          if (!s) throw new AppError('checkpoint_failed', `Zerto site '${site}' is not configured.`);
           const res = await pinTaggedCheckpoint(s.client, {
-            vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId,
+            vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId, now: () => at,
             timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: req.signal,
             onProgress: (p) => req.onProgress?.(`${vm}: ${p.message}`),
           });
-          tags.push(res.tag);
+          if (!tags.includes(res.tag)) tags.push(res.tag);
           for (const c of res.checkpoints) checkpoints.push({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site, vm, tag: res.tag });
         } catch (err) {
-          failures.push(`${vm}: ${toPublicError(err).message}`);
-          if (byVm.size === 1) throw err;
+          failures.push({ vm, err });
         }
       }));
+      if (failures.length === 1 && groups.size === 1) throw failures[0]!.err;
       if (failures.length) {
-        throw new AppError('checkpoint_failed', `Checkpoints could not be pinned for every VM, so the change was not made: ${failures.join('; ')}.`, {
-          details: { pinned: checkpoints, failed: failures },
+        // Keep the first failure's code (checkpoint_timeout stays a timeout) and say what did get pinned.
+        const first = toPublicError(failures[0]!.err);
+        const failed = failures.map((f) => `${f.vm}: ${toPublicError(f.err).message}`);
+        throw new AppError(first.code, `Checkpoints could not be pinned for every VM, so the change was not made: ${failed.join('; ')}.`, {
+          retryable: first.retryable,
+          details: { pinned: checkpoints, failed },
           hint: 'Checkpoints already pinned stay in the journal (harmless). Fix the failing VPG and retry with the same change_id: pinned ones are reused.',
         });
       }

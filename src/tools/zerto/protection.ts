@@ -2,7 +2,7 @@
 // a VM is protected where its VPGs are protected, so the sites that claim the VM's vCenter are
 // asked first (all sites when the VM's target is unknown), and exactly one VM must come out.
 import { AppError, isAppError, toPublicError, type PublicError } from '../../core/errors.js';
-import { findProtection, type FoundProtection } from '../../zerto/index.js';
+import { findProtection, type FoundProtection, type ProtectingVpg } from '../../zerto/index.js';
 import type { ZertoServices, ZertoSite } from './services.js';
 
 export interface ProtectionLookup {
@@ -16,6 +16,14 @@ export interface ProtectionLookup {
 }
 
 export type SiteAnswer = { site: string; found: FoundProtection } | { site: string; error: PublicError };
+
+/** A protecting VPG with the configured Zerto site (config.json name) that answered for it. */
+export type SitedVpg = ProtectingVpg & { site: string };
+
+export type FoundAnywhere = Omit<FoundProtection, 'vpgs'> & {
+  vpgs: SitedVpg[];
+  other_sites: Array<{ site: string; code: string; message: string }>;
+};
 
 export function sitesFor(zerto: ZertoServices, lookup: Pick<ProtectionLookup, 'target' | 'site'>): ZertoSite[] {
   if (lookup.site) {
@@ -54,12 +62,14 @@ const DEFINITE = new Set(['not_protected', 'not_found']);
  * protect different VMs by that name), not protected / not found (every site said so), or the
  * first hard failure (unreachable ZVM, auth) when no site could answer definitely.
  */
-export async function findProtectionAnywhere(zerto: ZertoServices, lookup: ProtectionLookup): Promise<FoundProtection & { other_sites: Array<{ site: string; code: string; message: string }> }> {
+export async function findProtectionAnywhere(zerto: ZertoServices, lookup: ProtectionLookup): Promise<FoundAnywhere> {
   const answers = await askSites(zerto, lookup);
   const found = answers.filter((a): a is { site: string; found: FoundProtection } => 'found' in a);
   const errors = answers.filter((a): a is { site: string; error: PublicError } => 'error' in a);
   const other = errors.map((e) => ({ site: e.site, code: e.error.code, message: e.error.message }));
-  if (found.length === 1) return { ...found[0]!.found, other_sites: other };
+  // Each VPG keeps the configured site that answered for it: that site's client pins and restores.
+  const sited = (f: { site: string; found: FoundProtection }): SitedVpg[] => f.found.vpgs.map((v) => ({ ...v, site: f.site }));
+  if (found.length === 1) return { ...found[0]!.found, vpgs: sited(found[0]!), other_sites: other };
   if (found.length > 1) {
     const ids = new Set(found.map((f) => f.found.vm.vm_identifier));
     if (ids.size > 1) {
@@ -70,11 +80,15 @@ export async function findProtectionAnywhere(zerto: ZertoServices, lookup: Prote
     }
     // The same VM protected at two sites (VPGs at each): merge, keeping each VPG's site.
     const first = found[0]!.found;
-    return { ...first, vpgs: found.flatMap((f) => f.found.vpgs), notes: [...first.notes, `Protected at several sites: ${found.map((f) => f.site).join(', ')}.`], other_sites: other };
+    return { ...first, vpgs: found.flatMap(sited), notes: [...first.notes, `Protected at several sites: ${found.map((f) => f.site).join(', ')}.`], other_sites: other };
   }
   const hard = errors.find((e) => !DEFINITE.has(e.error.code) && e.error.code !== 'ambiguous_name');
   const ambiguous = errors.find((e) => e.error.code === 'ambiguous_name');
-  const pick = ambiguous ?? hard ?? errors.find((e) => e.error.code === 'not_protected') ?? errors[0];
+  // "Not protected" from a site that could not check vSphere (no vcenter_targets) says nothing about
+  // whether the VM exists; a site that searched vSphere and found no such VM is the better answer.
+  const exists = errors.find((e) => e.error.code === 'not_protected' && e.error.details?.vsphere_checked !== false);
+  const missing = errors.find((e) => e.error.code === 'not_found');
+  const pick = ambiguous ?? hard ?? exists ?? missing ?? errors.find((e) => e.error.code === 'not_protected') ?? errors[0];
   if (!pick) throw new AppError('not_protected', 'No Zerto site is configured to ask.');
   throw new AppError(pick.error.code, errors.length > 1 ? `${pick.error.message} (asked ${errors.map((e) => e.site).join(', ')})` : pick.error.message, {
     retryable: pick.error.retryable,

@@ -1,0 +1,86 @@
+// zerto_create_tagged_checkpoint: pins one tagged checkpoint on every VPG protecting a VM and waits
+// until each VPG lists it. The same change id never leaves two tags: a retry finds and reuses them.
+import { z } from 'zod';
+import { ChangeIdArg } from '../args.js';
+import { defineTool } from '../define.js';
+import { agentOf, auditor } from '../pipeline.js';
+import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import {
+  AgentArg, carried, CheckpointOut, pinVm, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  zertoEnabled, zertoOf, ZertoVmArg, type Carried,
+} from './zerto-common.js';
+
+export const ActionArg = z
+  .string()
+  .min(1)
+  .max(120)
+  .regex(/^[^|\r\n]+$/, 'no "|" or line breaks')
+  .describe('What you are about to do, in a few words (recorded in the tag), e.g. "edit /etc/app.conf".');
+
+export const zertoCreateTaggedCheckpoint = defineTool({
+  name: 'zerto_create_tagged_checkpoint',
+  title: 'Pin a tagged Zerto checkpoint for a VM',
+  description:
+    'Pins ONE tagged checkpoint named "ai:<agent> | <action> | vm=<vm> | change=<change_id> | <utc>" on EVERY VPG protecting ' +
+    'the VM, and waits until each VPG lists it (progress notifications while waiting; bounded by the guard timeout). ' +
+    'Call it before changing a protected VM by any means; keep the returned tag: zerto_recover_file restores files from it. ' +
+    'Pass the same change_id when retrying: checkpoints already pinned for that change are reused, never duplicated ' +
+    '(default change_id: this call\'s audit id). VPGs protected in a public cloud (Azure/AWS) cannot take tagged checkpoints: ' +
+    'the call is refused with the reason and nothing is inserted. Dry run reports the VPGs and tag and inserts nothing.',
+  category: 'mutate',
+  surface: 'zerto',
+  idempotent: false,
+  unguarded: true,
+  enabled: zertoEnabled,
+  input: z.object({
+    vm: ZertoVmArg,
+    action: ActionArg,
+    change_id: ChangeIdArg.optional(),
+    agent: AgentArg.optional(),
+  }),
+  output: z.object({
+    tag: z.string().describe('The checkpoint name on every VPG; pass it to zerto_recover_file.'),
+    change_id: z.string(),
+    vm: z.string(),
+    site: z.string(),
+    checkpoints: z.array(CheckpointOut.extend({ site: z.string() })),
+    message: z.string(),
+    ...PinPlanOut,
+  }),
+  async resolve(args, ctx) {
+    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, signal: ctx.signal });
+    const home = await vsphereHomeOf(ctx, found);
+    const resolution: Carried<FoundAnywhere> = {
+      targets: [policyTarget(ctx, found, home)],
+      affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
+      guardVms: [],
+      summary: `pin a tagged checkpoint for VM '${found.vm.name}' on ${found.vpgs.map((v) => `VPG '${v.name}'`).join(', ')} at Zerto site '${found.site.name}'`,
+      zerto: found,
+    };
+    return resolution;
+  },
+  async execute(args, resolution, ctx) {
+    const found = carried<FoundAnywhere>(resolution);
+    const pin = { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId };
+    const res = await pinVm(ctx, found, pin, (percent, message) => ctx.progress(percent, 100, message));
+    await auditor(ctx, 'zerto_create_tagged_checkpoint')({
+      target: resolution.targets[0]!.name, phase: 'checkpointed', args,
+      detail: { tag: res.tag, checkpoints: res.checkpoints.map((c) => ({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, reused: c.reused })) },
+    }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning a checkpoint'));
+    const reused = res.checkpoints.filter((c) => c.reused).length;
+    return {
+      tag: res.tag, change_id: res.change_id, vm: found.vm.name, site: found.site.name, checkpoints: res.checkpoints,
+      message: `Checkpoint '${res.tag}' is listed on ${res.checkpoints.length} VPG(s)` +
+        (reused ? ` (${reused} already pinned by an earlier attempt of change '${res.change_id}', reused)` : '') + '.',
+    };
+  },
+  async dryRun(args, resolution, ctx) {
+    const found = carried<FoundAnywhere>(resolution);
+    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId });
+    return {
+      ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],
+      message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}` +
+        (plan.refused.length ? `; refused: ${plan.refused.map((r) => `${r.vpg} (${r.reason})`).join('; ')}` : '') + '. Nothing was inserted.',
+    };
+  },
+});

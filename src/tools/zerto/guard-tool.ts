@@ -1,0 +1,184 @@
+// zerto_guard_before_mutate: the guard for OTHER MCP servers' tools (ssh, ansible, winrm...). The
+// agent calls it with the tool it is about to call and that call's arguments; a catalogued tool
+// gets one tagged checkpoint per VM it names (every VPG of each VM), an unlisted tool passes
+// through. VMs are looked up in resolve (so policy sees their target); pinning happens only in
+// execute, after policy and the `executing` audit line.
+import { z } from 'zod';
+import { AppError, toPublicError } from '../../core/errors.js';
+import { vmsFromArgs, type ListedCatalogEntry } from '../../core/catalog.js';
+import { ChangeIdArg } from '../args.js';
+import { defineTool, type CallContext, type TargetRef } from '../define.js';
+import { agentOf, auditor } from '../pipeline.js';
+import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import {
+  AgentArg, carried, CheckpointOut, pinVm, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  zertoEnabled, zertoOf, type Carried,
+} from './zerto-common.js';
+
+interface GuardLookup {
+  entry?: ListedCatalogEntry;
+  vms: FoundAnywhere[];
+}
+
+const UNLISTED = 'not in the mutating catalog (the catalog is opt-in), so it passes through unguarded: no checkpoint was pinned. ' +
+  'If it changes a VM, add it with zerto_add_mutating_tool(tool, vm_arg) and call zerto_guard_before_mutate again before calling it.';
+
+const GuardedVmOut = z.object({
+  vm: z.string(),
+  vm_identifier: z.string(),
+  site: z.string(),
+  tag: z.string(),
+  checkpoints: z.array(CheckpointOut.extend({ site: z.string() })),
+  ...PinPlanOut,
+});
+
+export const zertoGuardBeforeMutate = defineTool({
+  name: 'zerto_guard_before_mutate',
+  title: 'Guard another server\'s tool call with a Zerto checkpoint',
+  description:
+    'Call this IMMEDIATELY BEFORE calling another MCP server\'s tool that changes a VM (ssh, ansible, winrm, powershell, smb...), ' +
+    'passing that tool\'s name and the exact arguments you will pass it. If the tool is in the mutating catalog ' +
+    '(zerto_list_mutating_tools), the VM(s) named by its vm_arg (a list guards every VM in it) are resolved by VM name, FQDN, ' +
+    'short hostname or IP, and a tagged checkpoint is pinned on every VPG protecting each VM (one tag per VM, one change_id) ' +
+    'and waited for. Only then make the call. If anything fails (not_found, ambiguous_name, not_protected, checkpoint_timeout, ' +
+    'invalid_input when the arguments lack the vm_arg), do not make the change without asking the user. An unlisted tool ' +
+    'passes through with guarded=false. This guard is ADVISORY for other servers\' tools: this server cannot see or stop their ' +
+    'calls, so it protects a change only when you call it first. This server\'s own tools are guarded automatically.',
+  category: 'mutate',
+  surface: 'zerto',
+  idempotent: false,
+  unguarded: true,
+  enabled: zertoEnabled,
+  input: z.object({
+    tool: z.string().min(1).max(200).describe('Name of the tool you are about to call, as its server lists it (e.g. "ssh_exec", "ansible/run_playbook").'),
+    args: z.record(z.string(), z.unknown()).default({}).describe('The arguments you will pass to that tool, unchanged.'),
+    agent: AgentArg.optional(),
+    change_id: ChangeIdArg.optional(),
+  }),
+  output: z.object({
+    guarded: z.boolean().describe('True when checkpoints were pinned (or, in a dry run, would be).'),
+    tool: z.string(),
+    reason: z.string().optional().describe('Why the call was not guarded.'),
+    vm_arg: z.string().optional(),
+    change_id: z.string().optional(),
+    vms: z.array(GuardedVmOut).optional(),
+    tags: z.array(z.string()).optional(),
+    message: z.string(),
+  }),
+  async resolve(args, ctx) {
+    const zerto = zertoOf(ctx);
+    const catalog = ctx.services.ext.catalog;
+    const entry = catalog?.find(args.tool);
+    if (!entry) {
+      // No VM to resolve: the call is decided (and audited) against the first configured site.
+      const resolution: Carried<GuardLookup> = {
+        targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+        summary: `'${args.tool}' is not in the mutating catalog: pass through unguarded`,
+        zerto: { vms: [] },
+      };
+      return resolution;
+    }
+    const names = vmsFromArgs(args.args, entry.vm_arg);
+    if (names.length === 0) {
+      throw new AppError('invalid_input', `'${args.tool}' is catalogued with vm_arg '${entry.vm_arg}', but args has no VM name at '${entry.vm_arg}'.`, {
+        hint: `Pass the exact arguments you will give '${args.tool}', including '${entry.vm_arg}' (the VM name, hostname or IP, or a list of them).`,
+        details: { vm_arg: entry.vm_arg, tool: args.tool },
+      });
+    }
+    const vms = await lookUpAll(ctx, names, entry.vm_arg);
+    const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
+    const resolution: Carried<GuardLookup> = {
+      targets: [commonTarget(ctx, vms, homes.map((h, i) => policyTarget(ctx, vms[i]!, h)))],
+      affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
+      guardVms: [],
+      summary: `pin a tagged checkpoint before '${args.tool}' on ${vms.map((f) => `VM '${f.vm.name}' (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
+      zerto: { entry, vms },
+    };
+    return resolution;
+  },
+  async execute(args, resolution, ctx) {
+    const { entry, vms } = carried<GuardLookup>(resolution);
+    if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+    const changeId = args.change_id ?? ctx.auditId;
+    const agent = args.agent ?? agentOf(ctx.identity);
+    let done = 0;
+    const settled = await Promise.allSettled(vms.map((f) => pinVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId }, (_p, message) => {
+      ctx.progress(++done, undefined, `${f.vm.name}: ${message}`);
+    })));
+    const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ vm: vms[i]!.vm.name, err: s.reason as unknown }] : []));
+    const pinned = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ found: vms[i]!, ...s.value }] : []));
+    if (failed.length) {
+      if (vms.length === 1) throw failed[0]!.err;
+      const first = toPublicError(failed[0]!.err);
+      throw new AppError(first.code, `The guard could not pin a checkpoint for every VM, so do not call '${args.tool}': ${failed.map((f) => `${f.vm}: ${toPublicError(f.err).message}`).join('; ')}.`, {
+        retryable: first.retryable,
+        hint: 'Retry with the same change_id: checkpoints already pinned are reused, not duplicated.',
+        details: { change_id: changeId, pinned: pinned.map((p) => ({ vm: p.found.vm.name, tag: p.tag, checkpoints: p.checkpoints })), failed: failed.map((f) => f.vm) },
+      });
+    }
+    const out = pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
+    await auditor(ctx, 'zerto_guard_before_mutate')({
+      target: resolution.targets[0]!.name, phase: 'checkpointed', args,
+      detail: { guarded_tool: args.tool, tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
+    }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
+    return {
+      guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, vms: out, tags: out.map((v) => v.tag),
+      message: `Pinned and listed: ${out.map((v) => `'${v.tag}' on ${v.checkpoints.length} VPG(s)`).join('; ')}. You may now call '${args.tool}'; to undo a file change, use zerto_recover_file with the VM's tag.`,
+    };
+  },
+  async dryRun(args, resolution, ctx) {
+    const { entry, vms } = carried<GuardLookup>(resolution);
+    if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+    const changeId = args.change_id ?? ctx.auditId;
+    const agent = args.agent ?? agentOf(ctx.identity);
+    const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId }) })));
+    return {
+      guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
+      vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned, refused: plan.refused })),
+      message: `Dry run: would pin ${plans.map((p) => `'${p.plan.tag}' on ${p.plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}`).join('; ')}. Nothing was inserted.`,
+    };
+  },
+});
+
+/** Every VM named, each to exactly one protected VM; the first failure (in argument order) is raised. */
+async function lookUpAll(ctx: CallContext, names: string[], vmArg: string): Promise<FoundAnywhere[]> {
+  const zerto = zertoOf(ctx);
+  const settled = await Promise.allSettled(names.map((query) => findProtectionAnywhere(zerto, { query, signal: ctx.signal })));
+  const failures = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ vm: names[i]!, err: s.reason as unknown }] : []));
+  if (failures.length) {
+    const first = failures[0]!;
+    if (!(first.err instanceof AppError)) throw first.err;
+    const e = first.err;
+    throw new AppError(e.code, names.length > 1 ? `${vmArg} '${first.vm}': ${e.message}` : e.message, {
+      retryable: e.retryable,
+      ...(e.hint ? { hint: e.hint } : {}),
+      details: { ...(e.details ?? {}), vm: first.vm, vm_arg: vmArg, ...(failures.length > 1 ? { other_failures: failures.slice(1).map((f) => ({ vm: f.vm, ...pick(toPublicError(f.err)) })) } : {}) },
+    });
+  }
+  // 'app-01' and 'app-01.lab.local' are one VM: guard it once.
+  const seen = new Set<string>();
+  return settled.flatMap((s) => {
+    const f = (s as PromiseFulfilledResult<FoundAnywhere>).value;
+    if (seen.has(f.vm.vm_identifier)) return [];
+    seen.add(f.vm.vm_identifier);
+    return [f];
+  });
+}
+
+function pick(e: { code: string; message: string }) {
+  return { code: e.code, message: e.message };
+}
+
+/**
+ * One policy target for the call: the VMs' vSphere target when they share one; else the Zerto site
+ * when they share one (the checkpoints are inserted there); else the call must be split.
+ */
+function commonTarget(ctx: CallContext, vms: FoundAnywhere[], targets: TargetRef[]): TargetRef {
+  const names = [...new Set(targets.map((t) => t.name))];
+  if (names.length === 1) return targets[0]!;
+  const sites = [...new Set(vms.map((f) => f.site.name))];
+  if (sites.length === 1) return siteTarget(zertoOf(ctx).sites.find((s) => s.config.name === sites[0])!);
+  throw new AppError('invalid_input', `These VMs live on several vSphere targets (${names.join(', ')}) and are protected at several Zerto sites (${sites.join(', ')}); one guard call is decided by one policy target.`, {
+    hint: 'Call zerto_guard_before_mutate once per Zerto site, each with the arguments naming that site\'s VMs.',
+  });
+}

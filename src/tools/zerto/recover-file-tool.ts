@@ -1,0 +1,154 @@
+// zerto_recover_file: file-level restore of one guest file from a checkpoint, two-phase. The
+// proposal names the VM, the locally replicated VPG, the checkpoint (id, time, tag) and the path;
+// confirm_action mounts, downloads, and always unmounts. Nothing is written into the guest: the
+// bytes come back inline (small UTF-8 text) or are saved under restore_dir for a human to put back.
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import { parseGuestPath } from '../../zerto/guest-path.js';
+import { parseTag, recoverFile } from '../../zerto/index.js';
+import { defineTool, type CallContext } from '../define.js';
+import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
+import {
+  carried, policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoEnabled, zertoOf, ZertoVmArg, type Carried,
+} from './zerto-common.js';
+
+interface Chosen {
+  found: FoundAnywhere;
+  vpg: SitedVpg;
+  checkpoint: { id: string; timestamp: string; tag: string | null };
+}
+
+const NOTHING_WRITTEN = 'Nothing is written into the guest: the file comes back inline (UTF-8 text up to 64 KiB) or is saved under restore_dir on this server, for a human to put back.';
+
+export const zertoRecoverFile = defineTool({
+  name: 'zerto_recover_file',
+  title: 'Recover a guest file from a Zerto checkpoint',
+  description:
+    'File-level restore (FLR) of ONE guest file as it was at a checkpoint: name the checkpoint by the tag from ' +
+    'zerto_create_tagged_checkpoint / zerto_guard_before_mutate, or by checkpoint_id. Linux (/etc/app.conf) and Windows ' +
+    '(C:\\app\\app.ini) paths. Two-phase: the first call returns a proposal naming the VM, the locally replicated VPG, the ' +
+    'checkpoint (id, timestamp, tag) and the path; a human must agree, then call confirm_action(token). Only locally ' +
+    'replicated VPGs are supported (FLR runs where the VPG recovers): a VPG that recovers at another site is refused, naming ' +
+    'that site. The confirmed result carries the content inline (UTF-8 up to 64 KiB) or the path it was saved to, size, ' +
+    'sha256 and the unmount report. Nothing is ever written into the guest: put the content back yourself.',
+  category: 'mutate',
+  surface: 'zerto',
+  twoPhase: true,
+  idempotent: false,
+  unguarded: true,
+  enabled: zertoEnabled,
+  input: z.object({
+    vm: ZertoVmArg,
+    path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
+    tag: z.string().min(1).max(512).optional().describe('Checkpoint tag (name) to restore from, exactly as returned when it was pinned.'),
+    checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
+    vpg: z.string().min(1).optional().describe('VPG name or id (default: the locally replicated VPG that lists the checkpoint).'),
+    site: SiteArg.optional().describe('Only look at this Zerto site.'),
+  }).refine((a) => a.tag !== undefined || a.checkpoint_id !== undefined, { message: 'give tag or checkpoint_id', path: ['tag'] }),
+  output: z.object({
+    site: z.string(),
+    vm: z.object({ name: z.string(), vm_identifier: z.string() }),
+    vpg: z.object({ name: z.string(), id: z.string() }),
+    checkpoint: z.object({ id: z.string(), tag: z.string().nullable(), timestamp: z.string() }),
+    guest_path: z.string(),
+    flr_path: z.string(),
+    partition: z.string(),
+    size: z.number(),
+    sha256: z.string(),
+    delivered: z.enum(['inline', 'file']),
+    content: z.string().optional().describe('The file as it was at the checkpoint (delivered inline).'),
+    saved_to: z.string().optional().describe('Where the file was saved on this server (delivered as a file).'),
+    packaging: z.enum(['raw', 'zip']),
+    session_id: z.string(),
+    unmount: z.object({
+      site: z.string(), session_id: z.string(), status: z.enum(['unmounted', 'requested', 'failed']),
+      task_id: z.string().nullable().optional(), message: z.string().optional(),
+    }).describe('This server\'s own unmount of the FLR session; "failed" means end it with zerto_end_flr_session.'),
+    note: z.string(),
+  }),
+  async resolve(args, ctx) {
+    parseGuestPath(args.path);
+    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
+    const home = await vsphereHomeOf(ctx, found);
+    const chosen = await chooseCheckpoint(ctx, found, args);
+    const { vpg, checkpoint } = chosen;
+    const resolution: Carried<Chosen> = {
+      targets: [policyTarget(ctx, found, home)],
+      affected: [
+        vmAffected(found, home),
+        { type: 'vpg', name: vpg.name, vpg_id: vpg.id, site: vpg.site, locally_replicated: vpg.locally_replicated },
+        { type: 'checkpoint', name: checkpoint.tag ?? checkpoint.id, checkpoint_id: checkpoint.id, timestamp: checkpoint.timestamp, tag: checkpoint.tag },
+        { type: 'guest_file', name: args.path, written_to_guest: false },
+      ],
+      guardVms: [],
+      summary: `restore ${args.path} of VM '${found.vm.name}' from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
+        `${checkpoint.tag ? `, tag '${checkpoint.tag}'` : ''}) of VPG '${vpg.name}' at Zerto site '${vpg.site}'. ${NOTHING_WRITTEN}`,
+      zerto: chosen,
+    };
+    return resolution;
+  },
+  async execute(args, resolution, ctx) {
+    const { found, vpg, checkpoint } = carried<Chosen>(resolution);
+    const zerto = zertoOf(ctx);
+    let step = 0;
+    const res = await recoverFile(siteOf(zerto, vpg.site).client, {
+      protection: { ...found, vpgs: [vpg] }, vpg: vpg.id, checkpoint: { id: checkpoint.id }, path: args.path,
+      restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
+      ...(zerto.locator ? { locator: zerto.locator } : {}),
+      onProgress: (p) => ctx.progress(++step, undefined, p.message),
+    });
+    return {
+      ...res,
+      note: res.delivered === 'inline'
+        ? 'Content is inline. Nothing was written into the guest: write it back yourself if that is what the user wants.'
+        : `Saved to ${res.saved_to} on this server (not inline: binary or over 64 KiB). Nothing was written into the guest.`,
+    };
+  },
+  async dryRun(args, resolution) {
+    const { found, vpg, checkpoint } = carried<Chosen>(resolution);
+    return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}, unmount; nothing was mounted` };
+  },
+});
+
+/** The locally replicated VPG that lists the checkpoint, or an error that says why there is none. */
+async function chooseCheckpoint(ctx: CallContext, found: FoundAnywhere, args: { tag?: string | undefined; checkpoint_id?: string | undefined; vpg?: string | undefined }): Promise<Chosen> {
+  let candidates = found.vpgs;
+  if (args.vpg) {
+    const want = args.vpg.toLowerCase();
+    candidates = found.vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
+    if (candidates.length === 0) {
+      throw new AppError('not_found', `VPG '${args.vpg}' does not protect VM '${found.vm.name}'; it is protected by ${found.vpgs.map((v) => `'${v.name}'`).join(', ')}.`);
+    }
+  }
+  const usable = candidates.filter((v) => v.flr_possible);
+  if (usable.length === 0) {
+    const remote = [...new Set(candidates.filter((v) => !v.locally_replicated).map((v) => v.recovery_site.name))];
+    const why = candidates.map((v) => `VPG '${v.name}': ${v.flr_reason}${v.public_cloud_protected ? ` (and ${v.public_cloud_reason})` : ''}`).join('; ');
+    throw new AppError('flr_failed', `File-level restore of '${found.vm.name}' is not possible from this server: ${why}. Nothing was mounted.`, {
+      retryable: false,
+      hint: remote.length
+        ? `Only locally replicated VPGs are supported. FLR for this VM would have to run at ${remote.map((s) => `'${s}'`).join(', ')} (the recovery site), in that site's Zerto UI.`
+        : 'Check the VPG in the Zerto UI; FLR is not enabled for it.',
+      details: {
+        vm: found.vm.name,
+        vpgs: candidates.map((v) => ({ vpg: v.name, recovery_site: v.recovery_site.name, reason: v.flr_reason, public_cloud_protected: v.public_cloud_protected })),
+        ...(remote.length ? { flr_would_run_at: remote } : {}),
+      },
+    });
+  }
+  const zerto = zertoOf(ctx);
+  for (const vpg of usable) {
+    const parts = args.tag ? parseTag(args.tag) : null;
+    const at = parts ? new Date(parts.utc) : null;
+    // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
+    const list = await siteOf(zerto, vpg.site).client.listCheckpoints(vpg.id, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, ctx.signal);
+    const cp = list
+      .filter((c) => (args.checkpoint_id ? c.CheckpointIdentifier === args.checkpoint_id : true) && (args.tag ? c.Tag === args.tag : true))
+      .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
+    if (cp) return { found, vpg, checkpoint: { id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, tag: cp.Tag ?? null } };
+  }
+  const what = args.checkpoint_id ? `checkpoint id ${args.checkpoint_id}${args.tag ? ` with tag '${args.tag}'` : ''}` : `checkpoint tagged '${args.tag}'`;
+  throw new AppError('not_found', `No ${what} is listed on ${usable.map((v) => `VPG '${v.name}'`).join(', ')} of '${found.vm.name}'.`, {
+    hint: 'The journal may have rolled past it, or the tag differs: use the exact tag returned when it was pinned.',
+  });
+}

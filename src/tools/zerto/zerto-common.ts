@@ -1,0 +1,195 @@
+// What the Zerto tool declarations share: gating on a configured site, the policy target of a
+// Zerto call (the vSphere target the VM lives on, else the Zerto site), the VPG and checkpoint
+// output shapes, and pinning one tag for one VM across the sites that protect it.
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import { parseZertoVmIdentifier, pinTaggedCheckpoint, planTaggedCheckpoint, type PinDryRun } from '../../zerto/index.js';
+import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
+import type { ToolServices } from '../services.js';
+import type { FoundAnywhere, SitedVpg } from './protection.js';
+import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
+
+export function zertoEnabled(services: ToolServices): boolean {
+  return services.ext.zerto !== undefined;
+}
+
+export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
+  const z = ctx.services.ext.zerto;
+  if (!z) throw new AppError('invalid_input', 'No Zerto site is configured.', { hint: 'Set ZERTO_REWIND_CONFIG to a config.json with at least one site.' });
+  return z;
+}
+
+export function siteOf(zerto: ZertoServices, name: string): ZertoSite {
+  const s = siteNamed(zerto, name);
+  if (!s) {
+    throw new AppError('not_found', `No Zerto site named '${name}' is configured.`, {
+      hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+    });
+  }
+  return s;
+}
+
+/** A Zerto site as a policy target: its config name, the ZVM's host, no tags. */
+export function siteTarget(site: ZertoSite): TargetRef {
+  let host = site.config.url;
+  try {
+    host = new URL(site.config.url).host;
+  } catch {
+    // A URL the loader accepted but URL() does not: keep it as written.
+  }
+  return { name: site.config.name, host, tags: [] };
+}
+
+function configuredTarget(services: ToolServices, name: string): TargetRef | undefined {
+  const t = services.targets.find((x) => x.name === name);
+  return t ? { name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) } : undefined;
+}
+
+export interface VsphereHome {
+  target: string;
+  moid: string;
+}
+
+/**
+ * Where the VM lives in vSphere: from the lookup when it went through vSphere, else by matching
+ * the VmIdentifier (`<instanceUuid>.<moid>`) against the VMs of that name in the site's targets.
+ * Undefined when vSphere is not configured or cannot say (the caller falls back to the site).
+ */
+export async function vsphereHomeOf(ctx: CallContext, found: FoundAnywhere): Promise<VsphereHome | undefined> {
+  if (found.vm.vsphere) return { target: found.vm.vsphere.target, moid: found.vm.vsphere.moid };
+  const zerto = zertoOf(ctx);
+  const id = parseZertoVmIdentifier(found.vm.vm_identifier);
+  const site = siteNamed(zerto, found.site.name);
+  if (!id || !zerto.locator || !site || site.config.vcenterTargets.length === 0) return undefined;
+  try {
+    const hits = (await zerto.locator.resolveHostOrName(found.vm.name, { targets: site.config.vcenterTargets, signal: ctx.signal }))
+      .filter((m) => m.moid === id.moref && m.instanceUuid.toLowerCase() === id.serverId);
+    return hits.length === 1 ? { target: hits[0]!.target, moid: hits[0]!.moid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The policy target of a call about this VM: its vSphere target when known, else the Zerto site. */
+export function policyTarget(ctx: CallContext, found: FoundAnywhere, home: VsphereHome | undefined): TargetRef {
+  const fromVsphere = home ? configuredTarget(ctx.services, home.target) : undefined;
+  return fromVsphere ?? siteTarget(siteOf(zertoOf(ctx), found.site.name));
+}
+
+export function vmAffected(found: FoundAnywhere, home: VsphereHome | undefined): AffectedObject {
+  return {
+    type: 'vm', name: found.vm.name, vm_identifier: found.vm.vm_identifier, site: found.site.name,
+    ...(home ? { moid: home.moid, target: home.target } : {}),
+  };
+}
+
+export function vpgAffected(v: SitedVpg): AffectedObject {
+  return { type: 'vpg', name: v.name, vpg_id: v.id, site: v.site };
+}
+
+/** Resolution plus what the Zerto tools looked up, carried from resolve to execute (and through a proposal). */
+export type Carried<T> = Resolution & { zerto: T };
+
+export function carried<T>(resolution: Resolution): T {
+  const r = resolution as Partial<Carried<T>>;
+  if (r.zerto === undefined) throw new AppError('internal', 'The resolution lost its Zerto lookup.');
+  return r.zerto;
+}
+
+export const SiteRefOut = z.object({ name: z.string(), id: z.string().nullable() });
+
+export const VpgOut = z.object({
+  name: z.string(),
+  id: z.string(),
+  site: z.string().describe('The configured Zerto site that reported this VPG (its ZVM pins and restores).'),
+  status: z.string(),
+  protected_site: SiteRefOut,
+  recovery_site: SiteRefOut,
+  locally_replicated: z.boolean().describe('Protected and recovery site are the same: FLR is possible from this server.'),
+  flr_possible: z.boolean(),
+  flr_reason: z.string(),
+  public_cloud_protected: z.boolean().describe('Protected in Azure/AWS: tagged checkpoints cannot be inserted (inferred from the VPG).'),
+  public_cloud_reason: z.string(),
+});
+
+export const CheckpointOut = z.object({
+  vpg: z.string(),
+  vpg_id: z.string(),
+  checkpoint_id: z.string(),
+  timestamp: z.string(),
+  reused: z.boolean().describe('True when an earlier attempt of the same change had already pinned it (no duplicate).'),
+});
+
+export const PinPlanOut = {
+  would_insert: z.array(z.object({ vpg: z.string(), vpg_id: z.string() })).optional().describe('Dry run: VPGs that would get the tag.'),
+  already_pinned: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string() })).optional()
+    .describe('Dry run: VPGs that already carry this change\'s tag (a retry reuses them).'),
+  refused: z.array(z.object({ vpg: z.string(), vpg_id: z.string(), reason: z.string() })).optional().describe('Dry run: VPGs that cannot take a tagged checkpoint, and why.'),
+};
+
+export const WouldOut = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };
+
+export interface VmPin {
+  vm: string;
+  agent: string;
+  action: string;
+  changeId: string;
+}
+
+/** Groups a VM's VPGs by the site that protects them. */
+function bySite(vpgs: SitedVpg[]): Map<string, SitedVpg[]> {
+  const out = new Map<string, SitedVpg[]>();
+  for (const v of vpgs) out.set(v.site, [...(out.get(v.site) ?? []), v]);
+  return out;
+}
+
+/** Pins one tag on every VPG of one VM (at each site that protects it) and waits until listed. */
+export async function pinVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin, onProgress: (percent: number, message: string) => void) {
+  const zerto = zertoOf(ctx);
+  const at = new Date();
+  const results = await Promise.all([...bySite(found.vpgs)].map(async ([site, vpgs]) => {
+    const res = await pinTaggedCheckpoint(siteOf(zerto, site).client, {
+      vpgs: vpgs.map((v) => ({ id: v.id, name: v.name })), agent: pin.agent, action: pin.action, vm: pin.vm, changeId: pin.changeId,
+      now: () => at, timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: ctx.signal,
+      onProgress: (p) => onProgress(p.progress, p.message),
+    });
+    return { site, ...res };
+  }));
+  return {
+    tag: results[0]?.tag ?? '',
+    change_id: results[0]?.change_id ?? pin.changeId,
+    checkpoints: results.flatMap((r) => r.checkpoints.map((c) => ({ ...c, site: r.site }))),
+  };
+}
+
+/** What pinVm would do: reads everything, inserts nothing. */
+export async function planVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin): Promise<Omit<PinDryRun, 'dry_run'>> {
+  const zerto = zertoOf(ctx);
+  const at = new Date();
+  const plans = await Promise.all([...bySite(found.vpgs)].map(([site, vpgs]) => planTaggedCheckpoint(siteOf(zerto, site).client, {
+    vpgs: vpgs.map((v) => ({ id: v.id, name: v.name })), agent: pin.agent, action: pin.action, vm: pin.vm, changeId: pin.changeId,
+    now: () => at, signal: ctx.signal,
+  })));
+  return {
+    tag: plans[0]?.tag ?? '',
+    change_id: plans[0]?.change_id ?? pin.changeId,
+    would_insert: plans.flatMap((p) => p.would_insert),
+    already_pinned: plans.flatMap((p) => p.already_pinned),
+    refused: plans.flatMap((p) => p.refused),
+  };
+}
+
+export const AgentArg = z
+  .string()
+  .min(1)
+  .max(60)
+  .regex(/^[^|\r\n]+$/, 'no "|" or line breaks')
+  .describe('Who is acting, recorded in the tag (ai:<agent>). Default: the MCP client\'s name.');
+
+export const ZertoVmArg = z
+  .string()
+  .min(1)
+  .max(255)
+  .describe('The VM: vSphere VM name, guest FQDN, short hostname, IP address, or Zerto VmIdentifier (<vCenter instanceUuid>.<moref>). Must match exactly one VM.');
+
+export const SiteArg = z.string().min(1).describe('Configured Zerto site name (config.json sites[].name).');
