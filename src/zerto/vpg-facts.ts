@@ -88,7 +88,8 @@ function publicCloud(vpg: Vpg, row: VmRow | undefined, prot: SiteRef, ctx: SiteC
   if (typeof entity === 'string' && CLOUD_NAME.test(entity)) return { cloud: true, reason: `the VPG's protected entity type is ${entity}, a public cloud` };
   const type = siteType(prot, ctx);
   if (type && CLOUD_NAME.test(type)) return { cloud: true, reason: `protected site '${prot.name}' is a ${type} site (Zerto Cloud Appliance)` };
-  return { cloud: false, reason: `protected site '${prot.name}' is ${type ?? 'not reported as'} a public-cloud site${entity === undefined || entity === null ? '' : ` (entity type ${entity})`}` };
+  const kind = type ? `a ${type} site, not a public-cloud site` : 'not reported as a public-cloud site';
+  return { cloud: false, reason: `protected site '${prot.name}' is ${kind}${entity === undefined || entity === null ? '' : ` (entity type ${entity})`}` };
 }
 
 function flrVerdict(local: boolean, rec: SiteRef, ctx: SiteContext, row: VmRow | undefined): { possible: boolean; reason: string } {

@@ -34,8 +34,9 @@ function resolveNetwork(c: Call, backing: DecodedObject | undefined, index: numb
   throw faults.invalidArgument(`spec.deviceChange[${index}].device.backing.deviceName`);
 }
 
+/** `[ds] dir/file.vmdk`, or a bare `[ds]` (vCenter names a new disk's file itself). */
 function datastoreOfPath(c: Call, path: string, index: number): string {
-  const m = /^\[([^\]]+)\] \S/.exec(path);
+  const m = /^\[([^\]]+)\](?:$| \S)/.exec(path);
   const moid = m ? c.lab.inv.datastoreIds.get(m[1]!) : undefined;
   if (!moid) throw faults.invalidArgument(`spec.deviceChange[${index}].device.backing.fileName`);
   return moid;
@@ -102,7 +103,7 @@ function plan(c: Call, vm: VmState, ch: Change): (devices: DataObject[]) => Data
       }
       const n = devs.filter((x) => x._type === 'VirtualDisk').length;
       const dsName = [...c.lab.inv.datastoreIds].find(([, m]) => m === dsMoid)?.[0] ?? '';
-      const path = fileName || `[${dsName}] ${vm.name}/${vm.name}_${n}.vmdk`;
+      const path = /\] \S/.test(fileName) ? fileName : `[${dsName}] ${vm.name}/${vm.name}_${n}.vmdk`;
       const disk = makeDisk(newKey, unit, `Hard disk ${n + 1}`, capacityKB, diskBacking(path, dsMoid, vm.seed + newKey));
       disk.controllerKey = controllerKey;
       return [...devs, disk];

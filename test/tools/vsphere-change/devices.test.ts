@@ -36,6 +36,14 @@ describe('reconfigure_vm', () => {
     expect((r.now as { disks: unknown[] }).disks).toHaveLength(disksBefore + 1);
   });
 
+  it('adds a disk on a named datastore (vCenter names the file)', async () => {
+    const before = devices('vm-102', 'VirtualDisk').length;
+    ok(await h.call('reconfigure_vm', { target: 'lab-vc1', vm: 'web-01', add_disk: { size_gb: 2, datastore: 'ds-nfs-01' } }));
+    const disks = devices('vm-102', 'VirtualDisk');
+    expect(disks).toHaveLength(before + 1);
+    expect(String((disks.at(-1)!.raw.backing as { fileName?: string }).fileName)).toMatch(/^\[ds-nfs-01\] web-01\//);
+  });
+
   it('refuses a call without any change, and unknown fields (no raw spec injection)', async () => {
     h.lab.callLog.clear();
     const none = errorOf(await h.call('reconfigure_vm', { target: 'lab-vc1', vm: 'web-01' }));
