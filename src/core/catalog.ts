@@ -45,7 +45,7 @@ export class MutatingCatalog {
       const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<StateFile>;
       return Array.isArray(parsed.added) ? parsed.added.filter((e) => typeof e?.tool === 'string' && typeof e?.vm_arg === 'string') : [];
     } catch (err) {
-      throw new Error(`catalog state file ${path} is unreadable (${(err as Error).message}); fix or remove it`);
+      throw new Error(`catalog state file ${path} is unreadable (${(err as Error).message}); fix or remove it`, { cause: err });
     }
   }
 
