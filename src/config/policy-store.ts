@@ -11,12 +11,6 @@ export interface PolicySource {
   current(): PolicyState;
 }
 
-/** A policy that never changes (tests, and lab mode's bundled policy). */
-export function staticPolicy(policy: PolicyFile, source = 'inline'): PolicySource {
-  const state: PolicyState = { ok: true, policy, source };
-  return { current: () => state };
-}
-
 export class PolicyFileStore implements PolicySource {
   private state: PolicyState;
   private stamp = '';

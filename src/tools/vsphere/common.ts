@@ -52,20 +52,6 @@ export function onTarget<T>(ctx: CallContext, target: string, fn: (client: Vsphe
   return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: 10 * 60_000 });
 }
 
-export interface ResolvedVm {
-  details: VmDetails;
-  affected: AffectedObject;
-}
-
-/** Exactly one VM (ambiguous names are refused with candidates), with folder and pool for policy. */
-export async function resolveVm(ctx: CallContext, target: string, vm: string): Promise<ResolvedVm> {
-  return onTarget(ctx, target, async (client, call) => {
-    const found = await client.resolveOne('vm', vm, call);
-    const details = await client.getVmDetails(found.moid, call);
-    return { details, affected: vmAffected(target, details) };
-  });
-}
-
 export function vmAffected(target: string, d: VmDetails): AffectedObject {
   return {
     type: 'vm', name: d.name, moid: d.moid, target,
