@@ -83,7 +83,9 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     return c ? `${c.name}/${c.version}` : 'unknown-client';
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
+  // The listing is derived from declarations that never change while the process runs.
+  const listing = tools.map(listed);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
