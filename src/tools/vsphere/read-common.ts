@@ -19,12 +19,12 @@ export function readResolution(ctx: CallContext, target: string | string[], obje
   return { targets: readTargets(ctx.services, target), targetIsAll: target === 'all', affected };
 }
 
-type FanError = { code: string; message: string; retryable: boolean; hint?: string };
+type FanError = { code: string; message: string; retryable: boolean; hint?: string; details?: Record<string, unknown> };
 
 /**
- * fanOutRead, with each error slot reduced to `{code, message, retryable, hint}`: the fan-out
- * schema has no `details`, and clients that validate structured output reject unknown fields.
- * Messages already carry what matters (candidate moids of an ambiguous name, the timeout).
+ * fanOutRead, with each error slot reduced to the advertised fan-out error shape
+ * (`{code, message, retryable, hint?, details?}`): clients that validate structured output reject
+ * unknown fields. `details` keeps, e.g., the candidate moids of an ambiguous name.
  */
 export async function readFanOut<T>(
   ctx: ExecContext,
@@ -35,7 +35,7 @@ export async function readFanOut<T>(
 }
 
 export function trimError(e: PublicError | FanError): FanError {
-  return { code: e.code, message: e.message, retryable: e.retryable, ...(e.hint ? { hint: e.hint } : {}) };
+  return { code: e.code, message: e.message, retryable: e.retryable, ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) };
 }
 
 /** Fan-out of a detail read: the object is resolved on each target by exact name or moid. */

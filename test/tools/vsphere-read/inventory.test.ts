@@ -197,6 +197,9 @@ describe('hosts, clusters and datastores', () => {
     expect(amb.code).toBe('ambiguous_name');
     expect(amb.message).toContain('vm-105');
     expect(amb.message).toContain('vm-106');
+    // The candidates also come as data, so an agent can pick one without parsing the message.
+    const candidates = (amb as { details?: { candidates?: Array<{ moid: string }> } }).details?.candidates ?? [];
+    expect(candidates.map((c) => c.moid).sort()).toEqual(['vm-105', 'vm-106']);
     expect(h.lab.vcenters.get('lab-vc1')!.model.vmsNamed('dup-01').sort()).toEqual(['vm-105', 'vm-106']);
     expect(errorSlot(r, 'lab-vc2').code).toBe('not_found');
 
