@@ -14,7 +14,8 @@ export function createLogger(level: string, secrets: () => readonly string[]): L
         censor: '[REDACTED]',
       },
       hooks: {
-        streamWrite: (line) => redactString(line, secrets()),
+        // The line is already JSON: a secret containing `"` or `\` appears escaped in it.
+        streamWrite: (line) => redactString(line, secrets().flatMap((v) => [v, JSON.stringify(v).slice(1, -1)])),
       },
     },
     pino.destination({ fd: 2, sync: true }),

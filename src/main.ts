@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { HELP, parseArgs } from './cli.js';
 import { VERSION } from './version.js';
 import { loadConfiguration, type LoadedConfig } from './config/load.js';
-import { formatProblems } from './config/problems.js';
+import { ConfigError, formatProblems } from './config/problems.js';
 import { envSecretSource } from './core/secrets.js';
 import { createLogger } from './log.js';
 import { startRuntime, type Runtime } from './runtime.js';
@@ -33,7 +33,14 @@ async function main(): Promise<number> {
   if (opts.lab) {
     // Imported only here: without --lab nothing of the simulated lab is loaded.
     const { startLabMode } = await import('./lab/lab-mode.js');
-    const lab = await startLabMode(env, process.cwd());
+    let lab;
+    try {
+      lab = await startLabMode(env, process.cwd());
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`zerto-rewind-mcp: ${err.message}\n`);
+      return 1;
+    }
     config = lab.config;
     env = { ...env, ...lab.env };
     stopLab = lab.stop;
@@ -47,7 +54,9 @@ async function main(): Promise<number> {
     config = loaded.config;
   }
 
-  const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials }, Object.values(config.app.inlineCredentials));
+  // The shorthand's inline password arrives as a *_PASSWORD variable and is redacted as one; its
+  // user name is not a secret (redacting 'admin' would shred every result that mentions it).
+  const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials });
   const logger = createLogger(config.settings.logLevel, () => secrets.knownValues());
   for (const w of config.warnings) logger.warn({}, w);
   for (const n of config.notices) logger.info({}, n);

@@ -28,7 +28,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
       const ctx = built.callContext(approver);
       const p = services.confirmations.takeById(id, 'web', approver);
       try {
-        const out = await runConfirmed(p, { ...ctx, auditId: p.auditId });
+        const out = await runConfirmed(p, { ...ctx, auditId: p.auditId }, 'web');
         return { state: out.state, result: out.result };
       } catch (err) {
         const e = toPublicError(err);

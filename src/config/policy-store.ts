@@ -59,6 +59,11 @@ export class PolicyFileStore implements PolicySource {
     } catch (err) {
       return { ok: false, error: `policy file ${this.file} cannot be read: ${(err as Error).message}` };
     }
+    // An editor that truncates and rewrites in place shows an empty file for a moment; after a
+    // policy was loaded, empty means "being edited or broken", never "strict built-ins only".
+    if (this.everLoaded && text.trim() === '') {
+      return { ok: false, error: `policy file ${this.file} is empty` };
+    }
     const { policy, problems } = parsePolicy(text, this.file);
     this.problems = problems;
     if (!policy) return { ok: false, error: formatProblems(problems) };

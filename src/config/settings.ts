@@ -16,6 +16,9 @@ export interface Settings {
   logLevel: string;
 }
 
+/** pino's levels. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 export interface SettingsProblem {
   variable: string;
   reason: string;
@@ -65,5 +68,9 @@ export function readSettings(env: Record<string, string | undefined>): { setting
     },
     logLevel: env.LOG_LEVEL || 'info',
   };
+  if (!LOG_LEVELS.includes(settings.logLevel)) {
+    problems.push({ variable: 'LOG_LEVEL', reason: `expected one of ${LOG_LEVELS.join(', ')}, got '${settings.logLevel}'` });
+    settings.logLevel = 'info';
+  }
   return { settings, problems };
 }

@@ -3,7 +3,7 @@
 // line on an O_APPEND descriptor, so they never interleave. A write that fails rejects: the
 // pipeline treats a failed `executing` line as "do not run the mutation".
 import { open, type FileHandle } from 'node:fs/promises';
-import { mkdirSync, accessSync, constants, existsSync } from 'node:fs';
+import { mkdirSync, accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redact } from './redact.js';
 
@@ -42,8 +42,10 @@ export class AuditWriter implements AuditSink {
   static checkWritable(path: string): string | undefined {
     try {
       mkdirSync(dirname(path), { recursive: true });
-      if (existsSync(path)) accessSync(path, constants.W_OK);
-      else accessSync(dirname(path), constants.W_OK);
+      if (existsSync(path)) {
+        if (!statSync(path).isFile()) return `audit log ${path} is not a regular file (a directory?)`;
+        accessSync(path, constants.W_OK);
+      } else accessSync(dirname(path), constants.W_OK);
       return undefined;
     } catch (err) {
       return `audit log ${path} is not writable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;

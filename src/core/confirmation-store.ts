@@ -141,6 +141,16 @@ export class ConfirmationStore<P = unknown> {
     return p;
   }
 
+  /**
+   * Hands a taken proposal back to pending when nothing changed and the cause may pass (the ZVM
+   * was unreachable, a human must approve it in the page); expiry still applies.
+   */
+  release(p: Proposal<P>): void {
+    if (p.state !== 'executing') return;
+    p.state = 'pending';
+    delete p.decidedBy;
+  }
+
   finish(p: Proposal<P>, outcome: NonNullable<Proposal['outcome']>): void {
     p.state = outcome.ok ? 'executed' : 'failed';
     p.outcome = outcome;

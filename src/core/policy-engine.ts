@@ -117,15 +117,18 @@ export function targetFlags(policy: PolicyFile, targetName: string): Flags {
     requireWebApproval: pick('require_web_approval'),
     autoSnapshotBeforeDestroy: pick('auto_snapshot_before_destroy'),
     maxBulkObjects: pick('max_bulk_objects'),
-    maxCallsPerMinute: callsPerMinute(t.max_calls_per_minute ?? d.max_calls_per_minute),
+    // Merged per category, like every other flag: a target that only tightens `destructive`
+    // keeps the defaults' read and mutate limits.
+    maxCallsPerMinute: { ...BUILTIN_DEFAULTS.max_calls_per_minute, ...perCategory(d.max_calls_per_minute), ...perCategory(t.max_calls_per_minute) },
     dryRun: pick('dry_run'),
   };
 }
 
-function callsPerMinute(v: number | Partial<CallsPerMinute> | undefined): CallsPerMinute {
-  if (v === undefined) return { ...BUILTIN_DEFAULTS.max_calls_per_minute };
+/** A number applies to every category; an object only to the categories it names. */
+function perCategory(v: number | Partial<CallsPerMinute> | undefined): Partial<CallsPerMinute> {
+  if (v === undefined) return {};
   if (typeof v === 'number') return { read: v, mutate: v, destructive: v };
-  return { ...BUILTIN_DEFAULTS.max_calls_per_minute, ...v };
+  return Object.fromEntries(Object.entries(v).filter(([, n]) => n !== undefined));
 }
 
 function checkpointMode(policy: PolicyFile, req: PolicyRequest, fromTarget: CheckpointMode): CheckpointMode {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSettings } from '../config/settings.js';
+import { ConfigError } from '../config/problems.js';
 import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
@@ -57,6 +58,9 @@ export interface RunningLab {
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const env = opts.env ?? {};
+  // Malformed settings stop lab mode too (DRY_RUN=maybe must not quietly mean false).
+  const { settings, problems } = readSettings(env);
+  if (problems.length) throw new ConfigError(problems.map((p) => ({ file: 'environment', path: p.variable, reason: p.reason })));
   const callLog = new LabCallLog();
   const vcenters = new Map<string, LabVcenterHandle>();
   const credentials: Record<string, string> = {};
@@ -100,7 +104,6 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     throw err;
   }
 
-  const { settings } = readSettings(env);
   const stateDir = opts.stateDir ?? join(tmpdir(), 'zerto-rewind-lab');
   mkdirSync(stateDir, { recursive: true });
   if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');

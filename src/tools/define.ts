@@ -93,6 +93,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   dryRun?: (args: z.infer<I>, resolution: Resolution, ctx: ExecContext) => Promise<Record<string, unknown>>;
   /** Tools that must not be guarded themselves (the Zerto checkpoint tools, catalog edits). */
   unguarded?: boolean;
+  /**
+   * Overrides the annotation derived from the category, for the rare tool whose effect is not
+   * its category's: confirm_action is a lifecycle call that executes destructive proposals.
+   */
+  destructiveHint?: boolean;
 }
 
 // Variance: the registry holds tools of many schemas; handlers are only ever called with args
@@ -123,7 +128,7 @@ export function annotationsOf(tool: AnyTool) {
   return {
     title: tool.title,
     readOnlyHint: tool.category === 'read',
-    destructiveHint: tool.category === 'destructive',
+    destructiveHint: tool.destructiveHint ?? tool.category === 'destructive',
     idempotentHint: tool.idempotent,
     openWorldHint: tool.openWorld ?? false,
   };

@@ -17,14 +17,26 @@ const ConfirmOutput = z.object({
   result: z.record(z.string(), z.unknown()),
 });
 
-/** Confirms a taken proposal: runs it and records the outcome on the proposal. Used by MCP and the web page. */
-export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext): Promise<z.infer<typeof ConfirmOutput>> {
-  const outcome = await executeProposal(p, ctx);
+/**
+ * Confirms a taken proposal: runs it and records the outcome on the proposal, whatever happens (a
+ * proposal must never stay 'executing'). Used by MCP and the web page.
+ */
+export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<z.infer<typeof ConfirmOutput>> {
+  const store = ctx.services.confirmations;
+  let outcome;
+  try {
+    outcome = await executeProposal(p, ctx, via);
+  } catch (err) {
+    const e = toPublicError(err);
+    store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
+    throw err;
+  }
   if (!outcome.ok) {
-    ctx.services.confirmations.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
+    if (outcome.keepPending) store.release(p);
+    else store.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
     throw fromPublicError(outcome.error);
   }
-  ctx.services.confirmations.finish(p, { ok: true, result: outcome.value });
+  store.finish(p, { ok: true, result: outcome.value });
   return {
     state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
     tool: p.tool,
@@ -45,6 +57,9 @@ export const confirmAction = defineTool({
   category: 'mutate',
   surface: 'lifecycle',
   idempotent: false,
+  // It is the call that actually deletes, reverts or restores: clients that prompt on
+  // destructive tools must prompt here.
+  destructiveHint: true,
   input: z.object({ token: TokenArg }),
   output: ConfirmOutput,
   async direct(args, ctx) {
@@ -57,7 +72,7 @@ export const confirmAction = defineTool({
       await audit({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
       throw err;
     }
-    return runConfirmed(p, { ...ctx, auditId: p.auditId });
+    return runConfirmed(p, { ...ctx, auditId: p.auditId }, 'mcp');
   },
 });
 

@@ -16,7 +16,14 @@ import { isTwoPhase, policyObjects, type AnyTool, type CallContext, type ExecCon
 import type { PendingCall } from './pending-call.js';
 import { proposalOutput } from './proposal.js';
 
-export type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: PublicError };
+export type ToolOutcome =
+  | { ok: true; value: Record<string, unknown> }
+  | {
+    ok: false;
+    error: PublicError;
+    /** Confirm path: nothing changed and the cause may pass (ZVM down, web approval needed), so the proposal stays pending. */
+    keepPending?: boolean;
+  };
 
 export type CallBase = Omit<CallContext, 'auditId'>;
 
@@ -103,7 +110,7 @@ async function runChange(tool: AnyTool, args: Record<string, unknown>, resolutio
     await audit({ target: null, phase: 'denied', args, decision: { allowed: false, reason: error.message, rule: null } });
     return { ok: false, error: toPublicError(error) };
   }
-  const gate = await gateChange(tool, args, resolution, target, ctx);
+  const gate = await gateChange(tool, args, resolution, target, ctx, {});
   if (!gate.ok) return gate;
   const { decision, dryRun } = gate;
   try {
@@ -150,13 +157,29 @@ async function runChange(tool: AnyTool, args: Record<string, unknown>, resolutio
 
 type Gate = { ok: true; decision: PolicyDecision; dryRun: boolean } | { ok: false; error: PublicError };
 
-/** Policy (fail closed), rate limit and bulk limit: shared by a first call and a confirmation. */
-async function gateChange(tool: AnyTool, args: Record<string, unknown>, resolution: Resolution, target: TargetRef, ctx: CallContext): Promise<Gate> {
-  const audit = auditor(ctx, tool.name);
+interface GateOptions {
+  /** Set when a confirmation continues a proposal: the proposal already paid its rate-limit slot. */
+  proposalId?: string;
+}
+
+/**
+ * Policy (fail closed), rate limit and bulk limit: shared by a first call and a confirmation. A
+ * refusal here is final for a proposal (its hint says to propose again), so it is not retryable.
+ */
+async function gateChange(tool: AnyTool, args: Record<string, unknown>, resolution: Resolution, target: TargetRef, ctx: CallContext, opts: GateOptions): Promise<Gate> {
+  const gate = await gateDecision(tool, args, resolution, target, ctx, opts);
+  if (gate.ok || opts.proposalId === undefined) return gate;
+  return { ok: false, error: { ...gate.error, retryable: false, hint: `${gate.error.hint ?? ''} This proposal is closed; make the original call again for a new one.`.trim() } };
+}
+
+async function gateDecision(tool: AnyTool, args: Record<string, unknown>, resolution: Resolution, target: TargetRef, ctx: CallContext, opts: GateOptions): Promise<Gate> {
+  const audit = auditor(ctx, tool.name, opts.proposalId);
+  // A call that asked for 'all' is recorded as such, not under whichever target came first.
+  const auditTarget = resolution.targetIsAll ? 'all' : target.name;
   const state = ctx.services.policy.current();
   if (!state.ok) {
     const reason = `policy file failed to load, so every change is denied until it is fixed: ${state.error}`;
-    await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason, rule: null } });
+    await audit({ target: auditTarget, phase: 'denied', args, decision: { allowed: false, reason, rule: null } });
     return { ok: false, error: toPublicError(new AppError('policy_denied', reason, { hint: 'Fix policy.yaml; it reloads on the next call.' })) };
   }
   let decision: PolicyDecision;
@@ -164,40 +187,59 @@ async function gateChange(tool: AnyTool, args: Record<string, unknown>, resoluti
     decision = decide(state.policy, { ...baseRequest(tool, target, resolution, args), targetIsAll: resolution.targetIsAll ?? false });
   } catch (err) {
     const reason = `policy engine error, denying: ${(err as Error).message}`;
-    await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason, rule: null } });
+    await audit({ target: auditTarget, phase: 'denied', args, decision: { allowed: false, reason, rule: null } });
     return { ok: false, error: toPublicError(new AppError('policy_denied', reason)) };
   }
   if (!decision.allowed) {
-    await audit({ target: target.name, phase: 'denied', args, decision: decisionOf(decision) });
+    await audit({ target: auditTarget, phase: 'denied', args, decision: decisionOf(decision) });
+    const hint = decision.rule === 'target-all'
+      ? 'Call again with exactly one target name (list_targets shows them).'
+      : decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.';
     return { ok: false, error: toPublicError(new AppError('policy_denied', decision.reason, {
-      hint: decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.',
-      details: { rule: decision.rule, override_would_help: decision.overrideWouldHelp },
+      hint, details: { rule: decision.rule, override_would_help: decision.overrideWouldHelp },
     })) };
   }
   const category = tool.category as 'mutate' | 'destructive';
-  const rate = ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
+  const rate = opts.proposalId !== undefined
+    ? { ok: true as const }
+    : ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
   if (!rate.ok) {
     const retryIn = Math.ceil(rate.retryAfterMs / 1000);
     const reason = `rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`;
-    await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason, rule: 'rate_limit' } });
+    await audit({ target: auditTarget, phase: 'denied', args, decision: { allowed: false, reason, rule: 'rate_limit' } });
     return { ok: false, error: toPublicError(new AppError('rate_limited', `${reason}; retry in ${retryIn}s.`, { hint: `Retry after ${retryIn} seconds.`, details: { retry_after_seconds: retryIn } })) };
   }
   if (resolution.bulkCount !== undefined && resolution.bulkCount > decision.maxBulkObjects) {
     const reason = `this call would affect ${resolution.bulkCount} objects; max_bulk_objects for target '${target.name}' is ${decision.maxBulkObjects}`;
-    await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason, rule: 'max_bulk_objects' } });
+    await audit({ target: auditTarget, phase: 'denied', args, decision: { allowed: false, reason, rule: 'max_bulk_objects' } });
     return { ok: false, error: toPublicError(new AppError('policy_denied', reason, { hint: 'Narrow the pattern so fewer objects match, or split the change.' , details: { rule: 'max_bulk_objects', override_would_help: false } })) };
   }
   const dryRun = (target.dryRun ?? ctx.services.settings.dryRun) || decision.dryRun;
   return { ok: true, decision, dryRun };
 }
 
-/** Continues a confirmed proposal: policy is decided again, then guard, audit, execute. */
-export async function executeProposal(p: Proposal<PendingCall>, ctx: CallContext): Promise<ToolOutcome> {
+/**
+ * Continues a confirmed proposal: policy is decided again (a target that now requires web
+ * approval refuses an MCP confirmation), then guard, audit, execute.
+ */
+export async function executeProposal(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<ToolOutcome> {
   const { tool, args, resolution } = p.payload;
   const pctx: CallContext = { ...ctx, auditId: p.auditId };
   const target = resolution.targets[0]!;
-  const gate = await gateChange(tool, args, resolution, target, pctx);
+  const gate = await gateChange(tool, args, resolution, target, pctx, { proposalId: p.id });
   if (!gate.ok) return gate;
+  if (via === 'mcp' && gate.decision.requireWebApproval) {
+    const reason = `Target '${target.name}' now requires approval in the web dashboard; it cannot be confirmed over MCP.`;
+    await auditor(pctx, tool.name, p.id)({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason, rule: gate.decision.rule } });
+    const pageOn = ctx.services.webUi.enabled;
+    return {
+      ok: false, keepPending: pageOn,
+      error: toPublicError(new AppError('approval_required', reason, {
+        retryable: false,
+        hint: pageOn ? 'Ask the operator to approve it in the dashboard (Pending tab); it is still pending there.' : 'The dashboard is not enabled, so this proposal is closed; nothing changed.',
+      })),
+    };
+  }
   return execute(tool, args, resolution, target, gate.decision, gate.dryRun, pctx, p.id);
 }
 
@@ -222,6 +264,10 @@ async function execute(
     } catch (err) {
       const error = toPublicError(err);
       await audit({ target: target.name, phase: 'denied', args, decision: { allowed: false, reason: `checkpoint guard: ${error.message}`, rule: `checkpoint:${decision.checkpoint}` }, detail: { code: error.code } });
+      if (proposalId !== undefined && error.retryable) {
+        // Nothing changed and the cause may pass (ZVM unreachable): the proposal stays confirmable.
+        return { ok: false, keepPending: true, error: { ...error, hint: `${error.hint ?? ''} The proposal is still pending: confirm it again with the same token once the cause is fixed.`.trim() } };
+      }
       return { ok: false, error };
     }
     if (checkpoint.status === 'checkpointed') {
@@ -291,6 +337,7 @@ function summarizeOutput(output: Record<string, unknown>): Record<string, unknow
 }
 
 function auditFailed(err: unknown): AppError {
+  if (err instanceof AppError && err.code === 'audit_failed') return err;
   return new AppError('audit_failed', `The audit log could not be written (${(err as Error).message}); the change was not made.`, {
     hint: 'Check AUDIT_LOG_PATH (disk space, permissions). Nothing changed.',
   });
@@ -304,7 +351,12 @@ export function invalidInput(toolName: string, error: z.ZodError): AppError {
   });
 }
 
+/** Writes audit lines of one call; a failed write rejects with `audit_failed`, never as an internal error. */
 export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
   return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity'>) =>
-    ctx.services.audit.write({ id: ctx.auditId, tool, identity: ctx.identity, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec });
+    ctx.services.audit
+      .write({ id: ctx.auditId, tool, identity: ctx.identity, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
+      .catch((err: unknown) => {
+        throw auditFailed(err);
+      });
 }

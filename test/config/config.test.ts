@@ -82,7 +82,7 @@ describe('loading', () => {
     writeFileSync(join(dir, 'policy.yaml'), 'confirmation_ttl_seconds: 45\n');
     const ok = loadConfiguration({ TARGETS_FILE: join(dir, 'targets.yaml'), POLICY_FILE: join(dir, 'policy.yaml'), CONFIRMATION_TTL_SECONDS: '300' }, dir);
     expect(ok.config!.confirmationTtlSeconds).toBe(45);
-    const bad = loadConfiguration({ TARGETS_FILE: join(dir, 'targets.yaml'), ENABLE_DESTRUCTIVE: 'yesplease', WEB_UI_PORT: 'x' }, dir);
-    expect(bad.problems.map((p) => p.path)).toEqual(['ENABLE_DESTRUCTIVE', 'WEB_UI_PORT']);
+    const bad = loadConfiguration({ TARGETS_FILE: join(dir, 'targets.yaml'), ENABLE_DESTRUCTIVE: 'yesplease', WEB_UI_PORT: 'x', LOG_LEVEL: 'verbose' }, dir);
+    expect(bad.problems.map((p) => p.path)).toEqual(['ENABLE_DESTRUCTIVE', 'WEB_UI_PORT', 'LOG_LEVEL']);
   });
 });

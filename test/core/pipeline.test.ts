@@ -47,6 +47,15 @@ describe('policy hot reload', () => {
     expect(inv.executions).toEqual([]);
   });
 
+  it('an emptied policy file (an editor mid-save) fails closed rather than meaning built-in defaults', async () => {
+    const inv = fakeInventory();
+    h = await startHarness({ tools: testTools(inv), policyYaml: 'defaults:\n  mutate: deny\n' });
+    writeFileSync(h.policyPath, '');
+    const e = errorOf(await h.call('test_set_cpu', { target: 'dev-vc1', vm: 'web-1', cpus: 4 }));
+    expect(e.message).toContain('empty');
+    expect(inv.executions).toEqual([]);
+  });
+
   it('a deleted policy file fails closed rather than falling back to defaults', async () => {
     const inv = fakeInventory();
     h = await startHarness({ tools: testTools(inv), policyYaml: 'defaults:\n  mutate: allow\n' });
@@ -77,7 +86,8 @@ describe("target 'all' on a change", () => {
     const e = errorOf(await h.call('test_set_cpu', { target: 'all', vm: 'web-1', cpus: 2 }));
     expect(e.code).toBe('policy_denied');
     expect(e.message).toContain("target 'all'");
-    expect(h.auditLines().at(-1)).toMatchObject({ phase: 'denied', tool: 'test_set_cpu', decision: { allowed: false, rule: 'target-all' } });
+    expect(h.auditLines().at(-1)).toMatchObject({ phase: 'denied', tool: 'test_set_cpu', target: 'all', decision: { allowed: false, rule: 'target-all' } });
+    expect(e.hint).toMatch(/exactly one target/);
     expect(inv.executions).toEqual([]);
   });
 });
@@ -151,6 +161,14 @@ describe('audit is a safety step', () => {
   });
 });
 
+describe('startup checks', () => {
+  it('an audit path that is a directory is refused at startup', async () => {
+    const dir = (await import('../support/harness.js')).tempDir();
+    expect(AuditWriter.checkWritable(dir)).toMatch(/not a regular file/);
+    expect(AuditWriter.checkWritable(join(dir, 'audit.jsonl'))).toBeUndefined();
+  });
+});
+
 describe('registration', () => {
   it('destructive tools exist only with ENABLE_DESTRUCTIVE=true; lifecycle tools come with them', async () => {
     const inv = fakeInventory();
@@ -174,5 +192,8 @@ describe('registration', () => {
     expect(by.test_read).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(by.test_set_cpu).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
     expect(by.test_delete_vm).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // confirm_action is what actually runs a destructive proposal: clients that prompt must prompt there.
+    expect(by.confirm_action).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(by.cancel_action).toMatchObject({ destructiveHint: false });
   });
 });

@@ -143,8 +143,13 @@ describe('checkpoint precedence and per-target flags', () => {
     });
     const d = decide(p, req());
     expect(d).toMatchObject({ requireWebApproval: true, maxBulkObjects: 5, autoSnapshotBeforeDestroy: false, dryRun: true });
-    expect(d.maxCallsPerMinute).toEqual({ read: 600, mutate: 60, destructive: 2 });
+    expect(d.maxCallsPerMinute).toEqual({ read: 30, mutate: 30, destructive: 2 });
     expect(decide(p, req({ target: { name: 'x', tags: [] } })).maxCallsPerMinute).toEqual({ read: 30, mutate: 30, destructive: 30 });
+  });
+
+  it('max_calls_per_minute merges per category: a target tightening one keeps the defaults for the others', () => {
+    const p = policy({ defaults: { max_calls_per_minute: { mutate: 5, read: 100 } }, targets: { 'dev-vc1': { max_calls_per_minute: { destructive: 2 } } } });
+    expect(decide(p, req()).maxCallsPerMinute).toEqual({ read: 100, mutate: 5, destructive: 2 });
   });
 });
 

@@ -125,3 +125,45 @@ describe('two-phase confirmation', () => {
     expect(inv.executions).toEqual([]);
   });
 });
+
+describe('confirmation re-checks', () => {
+  it('a target switched to require_web_approval after the proposal refuses the MCP confirm; the proposal stays pending for the page', async () => {
+    const inv = fakeInventory();
+    h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' }, webUi: { enabled: true }, policyYaml: ALLOW_DESTRUCTIVE });
+    const p = await h.call('test_delete_vm', { target: 'dev-vc1', vm: 'web-1' });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(h.policyPath, ALLOW_DESTRUCTIVE + '    require_web_approval: true\n');
+    const e = errorOf(await h.call('confirm_action', { token: p.data.token as string }));
+    expect(e.code).toBe('approval_required');
+    expect(inv.executions).toEqual([]);
+    expect(h.built.services.confirmations.list()[0]!.state).toBe('pending');
+    const denied = h.auditLines().filter((l) => l.phase === 'denied');
+    expect(denied.at(-1)).toMatchObject({ proposal_id: p.data.proposal_id });
+  });
+
+  it('a proposal pays the rate limit once: with destructive: 1 per minute, propose then confirm works', async () => {
+    const inv = fakeInventory();
+    h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' }, policyYaml: ALLOW_DESTRUCTIVE + '    max_calls_per_minute: {destructive: 1}\n' });
+    const p = await h.call('test_delete_vm', { target: 'dev-vc1', vm: 'web-1' });
+    const c = await h.call('confirm_action', { token: p.data.token as string });
+    expect(c.isError, c.text).toBe(false);
+    expect(inv.executions).toEqual(['delete:vm-1']);
+    expect(errorOf(await h.call('test_delete_vm', { target: 'dev-vc1', vm: 'web-2' })).code).toBe('rate_limited');
+  });
+
+  it('an audit failure during a confirmation fails the proposal instead of leaving it executing', async () => {
+    const inv = fakeInventory();
+    let failing = false;
+    const { AuditWriter } = await import('../../src/core/audit-writer.js');
+    const { tempDir } = await import('../support/harness.js');
+    const real = new AuditWriter(`${tempDir()}/audit.jsonl`, () => []);
+    const flaky = { write: (r: Parameters<typeof real.write>[0]) => (failing ? Promise.reject(new Error('disk full')) : real.write(r)) };
+    h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' }, policyYaml: ALLOW_DESTRUCTIVE, audit: flaky });
+    const p = await h.call('test_delete_vm', { target: 'dev-vc1', vm: 'web-1' });
+    failing = true;
+    const e = errorOf(await h.call('confirm_action', { token: p.data.token as string }));
+    expect(e.code).toBe('audit_failed');
+    expect(inv.executions).toEqual([]);
+    expect(h.built.services.confirmations.list()[0]!.state).toBe('failed');
+  });
+});

@@ -86,6 +86,12 @@ describe('stdio binary', () => {
     expect(run.stderr).toContain('ENABLE_DESTRUCTIVE');
   });
 
+  it('--lab lists malformed settings and exits non-zero instead of guessing', async () => {
+    const run = await runServer({ DRY_RUN: 'maybe', AUDIT_LOG_PATH: join(tempDir(), 'a.jsonl') }, tempDir(), [], { args: ['--lab'] });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('DRY_RUN');
+  });
+
   it('refuses to start the approval page without a token', async () => {
     const dir = tempDir();
     writeConfig(dir);
