@@ -51,3 +51,13 @@ export const ChangeIdArg = z
   .max(80)
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
   .describe('Your id for this change (ticket, plan step). Reused on retry so one change never leaves two checkpoints.');
+
+/**
+ * What every change tool takes besides its objects: `override`, and the change id that names the
+ * change in its checkpoint tag (a retry with the same id reuses the checkpoint instead of pinning
+ * a second one).
+ */
+export const ChangeCommonArgs = {
+  override: OverrideArg,
+  change_id: ChangeIdArg.optional(),
+};

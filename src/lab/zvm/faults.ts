@@ -30,6 +30,11 @@ export class LabZvmFaults {
   failingDownloads = 0;
   /** Bumped by expireTokens(): tokens issued before are rejected. */
   tokenEpoch = 0;
+  /**
+   * vCenter instanceUuid -> the server id this ZVM uses in VmIdentifiers instead. Models the
+   * inferred `<instanceUuid>.<moref>` mapping being wrong for a real appliance (DESIGN section 6).
+   */
+  readonly serverIdOverrides = new Map<string, string>();
 
   /** Every token issued so far stops working (as if it expired); clients must log in again. */
   expireTokens(): void {
@@ -88,6 +93,19 @@ export class LabZvmFaults {
     this.downloadUrlForm = 'relative';
     this.downloadFormat = 'raw';
     this.failingDownloads = 0;
+    this.serverIdOverrides.clear();
+  }
+
+  /** VmIdentifiers of VMs on the vCenter with `instanceUuid` use `serverId` instead. */
+  vmIdentifierServerId(instanceUuid: string, serverId: string): void {
+    this.serverIdOverrides.set(instanceUuid.toLowerCase(), serverId);
+  }
+
+  /** The VmIdentifier as this ZVM reports it. */
+  reportedVmIdentifier(identifier: string): string {
+    const dot = identifier.lastIndexOf('.');
+    const override = dot > 0 ? this.serverIdOverrides.get(identifier.slice(0, dot).toLowerCase()) : undefined;
+    return override ? `${override}${identifier.slice(dot)}` : identifier;
   }
 
   /** Consumes one injected failure for `route`, if any. */

@@ -104,7 +104,7 @@ export class LabZvmState {
   vmRows(): LabVmRef[] {
     return this.vpgs.flatMap((vpg) => vpg.vms.map((m) => ('cloudVm' in m
       ? { vmIdentifier: m.identifier, name: m.cloudVm, vpg }
-      : { vmIdentifier: labVmIdentifier(m.target, m.moid), name: vmName(m.target, m.moid), vpg })));
+      : { vmIdentifier: this.faults.reportedVmIdentifier(labVmIdentifier(m.target, m.moid)), name: vmName(m.target, m.moid), vpg })));
   }
 
   /** Adds an automatic checkpoint to every VPG (the timer calls this; tests may too). */

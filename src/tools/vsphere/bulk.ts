@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
 import type { VmRow } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject, type CallContext, type Resolution } from '../define.js';
-import { FolderArg, OverrideArg, TargetArg } from '../args.js';
+import { FolderArg, ChangeCommonArgs, TargetArg } from '../args.js';
 import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
 import { changeTarget, onTarget, vsphereEnabled } from './common.js';
 import {
@@ -26,7 +26,7 @@ const Input = z.object({
   action: z.enum(ACTIONS).describe('delete_vm (VM and files), delete_all_snapshots (consolidate; state kept) or revert_to_current_snapshot (state since then discarded).'),
   name_regex: SafeNameRegexArg.describe('RE2 regular expression found anywhere in the VM name, as list_vms matches it (preview with list_vms); anchor with ^...$ to match whole names. Templates are never selected.'),
   folder: FolderArg.optional().describe('Only VMs in this folder subtree (a folder name, a relative path such as "apps/linux", or an absolute inventory path such as "/LabDC1/vm/apps").'),
-  override: OverrideArg,
+  ...ChangeCommonArgs,
 });
 
 function rowAffected(target: string, r: VmRow): AffectedObject {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
-import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import {
   GHOST_STATES, boundVm, onVmTarget, phaseWait, resolveChangeVm, SafetySnapshotSchema, vmLabel, vmResolution,
@@ -49,7 +49,7 @@ export const deleteVm = defineTool({
   surface: 'vsphere',
   idempotent: false,
   enabled: vsphereEnabled,
-  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
     deleted_vm: z.string(),
@@ -101,7 +101,7 @@ export const unregisterVm = defineTool({
   surface: 'vsphere',
   idempotent: false,
   enabled: vsphereEnabled,
-  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
     unregistered_vm: z.string(),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
-import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { onTarget, vsphereEnabled } from './common.js';
 import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 
@@ -47,7 +47,7 @@ export const mountIso = defineTool({
     vm: VmArg,
     iso_path: z.string().min(1).max(1024).regex(ISO_PATH, "must look like '[datastore] folder/file.iso'")
       .describe("Datastore path of the ISO, e.g. '[ds-nfs-01] iso/ubuntu-24.04.iso'."),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: IsoOutput,
   async resolve(args, ctx) {
@@ -85,7 +85,7 @@ export const unmountIso = defineTool({
   surface: 'vsphere',
   idempotent: true,
   enabled: vsphereEnabled,
-  input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
+  input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: IsoOutput,
   async resolve(args, ctx) {
     const r = await resolveChangeVm(ctx, args);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { CallOptions, Candidate, ObjectKind, VsphereClient } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
-import { DatastoreArg, FolderArg, HostArg, NameArg, OverrideArg, ResourcePoolArg, TargetArg, VmArg } from '../args.js';
+import { DatastoreArg, FolderArg, HostArg, NameArg, ChangeCommonArgs, ResourcePoolArg, TargetArg, VmArg } from '../args.js';
 import { onTarget, vsphereEnabled } from './common.js';
 import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 
@@ -43,7 +43,7 @@ export const migrateVm = defineTool({
     vm: VmArg,
     host: HostArg.optional().describe('Destination ESXi host (name or moid).'),
     datastore: DatastoreArg.optional().describe("Destination datastore for the VM's files and disks (name or moid)."),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }).refine((a) => a.host !== undefined || a.datastore !== undefined, { message: 'give a destination host, datastore, or both' }),
   output: z.object({
     target: z.string(),
@@ -121,7 +121,7 @@ export const cloneVm = defineTool({
     datastore: DatastoreArg.optional(),
     resource_pool: ResourcePoolArg.optional(),
     power_on: z.boolean().default(false).describe('Power the clone on when it is created.'),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: z.object({
     target: z.string(),

@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { CallOptions, VsphereClient } from '../../vsphere/client.js';
 import { defineTool, type CallContext, type Resolution } from '../define.js';
-import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import { boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs } from './change-support.js';
 
-const PowerInput = z.object({ target: TargetArg, vm: VmArg, override: OverrideArg });
+const PowerInput = z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs });
 
 const PowerOutput = z.object({
   target: z.string(),
@@ -130,7 +130,7 @@ export const powerOffVm = defineTool({
     hard: z.boolean().default(false).describe('Power off at once without asking the guest (like pulling the plug).'),
     guest_timeout_seconds: z.number().int().min(1).max(MAX_GUEST_TIMEOUT_SECONDS).default(DEFAULT_GUEST_TIMEOUT_SECONDS)
       .describe(`How long to wait for the guest to shut down before powering off hard (1-${MAX_GUEST_TIMEOUT_SECONDS} s).`),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: PowerOffOutput,
   resolve: (args, ctx) => resolvePower(args, ctx, 'power_off_vm', 'power off'),

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { ReconfigureRequest } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
-import { DatastoreArg, OverrideArg, TargetArg, VmArg } from '../args.js';
+import { DatastoreArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { onTarget, vsphereEnabled } from './common.js';
 import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 
@@ -27,7 +27,7 @@ const Input = z.object({
     network: z.string().min(1).describe('Existing network or distributed port group, by exact name or moid.'),
     adapter: z.enum(['vmxnet3', 'e1000e', 'e1000']).default('vmxnet3'),
   }).strict().optional().describe('Adds one network adapter, connected at power on.'),
-  override: OverrideArg,
+  ...ChangeCommonArgs,
 }).strict().refine((a) => a.cpu !== undefined || a.memory_mb !== undefined || a.add_disk !== undefined || a.add_nic !== undefined, {
   message: 'ask for at least one change: cpu, memory_mb, add_disk or add_nic',
 });

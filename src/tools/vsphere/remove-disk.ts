@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
-import { OverrideArg, TargetArg, VmArg } from '../args.js';
+import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import {
   boundObject, boundVm, onVmTarget, phaseWait, policyFlagsNow, resolveChangeVm, SafetySnapshotSchema, takeSafetySnapshot,
@@ -45,7 +45,7 @@ export const removeDisk = defineTool({
     vm: VmArg,
     disk: z.union([z.string().min(1), z.number().int().nonnegative()]).describe('Disk label ("Hard disk 2") or device key (2001).'),
     destroy_file: z.boolean().default(false).describe('Also delete the disk file from the datastore.'),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: z.object({
     target: z.string(),

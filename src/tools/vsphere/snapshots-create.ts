@@ -2,7 +2,7 @@
 // grow a delta disk, so the result reminds the caller to delete it when done.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { NameArg, OverrideArg, TargetArg, VmArg } from '../args.js';
+import { NameArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import { boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 
@@ -24,7 +24,7 @@ export const createSnapshot = defineTool({
     description: z.string().max(1000).default('').describe('Free text stored with the snapshot.'),
     memory: z.boolean().default(false).describe("Include the VM's memory (only for a powered-on VM)."),
     quiesce: z.boolean().default(false).describe('Quiesce the guest file systems through VMware Tools before the snapshot.'),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: z.object({
     target: z.string(),

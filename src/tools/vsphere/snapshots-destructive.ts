@@ -8,7 +8,7 @@ import { AppError, toPublicError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { flattenSnapshots } from '../../vsphere/snapshot-tree.js';
 import { defineTool, type AffectedObject } from '../define.js';
-import { OverrideArg, SnapshotArg, TargetArg, VmArg } from '../args.js';
+import { ChangeCommonArgs, SnapshotArg, TargetArg, VmArg } from '../args.js';
 import { vsphereEnabled } from './common.js';
 import {
   boundObject, boundVm, onVmTarget, phaseWait, policyFlagsNow, resolveChangeVm, SafetySnapshotSchema, takeSafetySnapshot,
@@ -63,7 +63,7 @@ export const deleteSnapshot = defineTool({
     vm: VmArg,
     snapshot: SnapshotArg,
     remove_children: z.boolean().default(false).describe('Also delete every snapshot below this one.'),
-    override: OverrideArg,
+    ...ChangeCommonArgs,
   }),
   output: z.object({
     target: z.string(),
@@ -117,7 +117,7 @@ export const revertSnapshot = defineTool({
   surface: 'vsphere',
   idempotent: false,
   enabled: vsphereEnabled,
-  input: z.object({ target: TargetArg, vm: VmArg, snapshot: SnapshotArg, override: OverrideArg }),
+  input: z.object({ target: TargetArg, vm: VmArg, snapshot: SnapshotArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
     vm: z.string(),

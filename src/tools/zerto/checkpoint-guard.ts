@@ -6,19 +6,46 @@ import { AppError, isAppError, toPublicError } from '../../core/errors.js';
 import type { CheckpointGuard, GuardPlan, GuardVm, PinnedCheckpoint, PinRequest } from '../../core/guard.js';
 import type { TargetPool } from '../../vsphere/target-pool.js';
 import { formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../../zerto/index.js';
-import { findProtectionAnywhere } from './protection.js';
+import { findProtectionAnywhere, sitesFor, type FoundAnywhere } from './protection.js';
 import { siteNamed, type ZertoServices } from './services.js';
 
-const DEFINITELY_UNPROTECTED = new Set(['not_protected']);
-
 export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): CheckpointGuard {
-  /** The VmIdentifier when the VM's target and moid are known, else whatever name the caller had. */
-  async function queryFor(vm: GuardVm, signal: AbortSignal): Promise<string> {
-    if (vm.target && vm.moid && vsphere) {
-      const about = await vsphere.run(vm.target, (c, call) => c.about(call), { signal, timeoutMs: 30_000 });
-      return zertoVmIdentifier(about.instanceUuid, vm.moid);
+  /** The VmIdentifier Zerto is expected to use for a VM whose target and moid are known. */
+  async function identifierOf(vm: GuardVm, signal: AbortSignal): Promise<string | undefined> {
+    if (!vm.target || !vm.moid || !vsphere) return undefined;
+    const about = await vsphere.run(vm.target, (c, call) => c.about(call), { signal, timeoutMs: 30_000 });
+    return zertoVmIdentifier(about.instanceUuid, vm.moid);
+  }
+
+  /**
+   * When the identifier lookup finds nothing: the `<instanceUuid>.<moid>` mapping is inferred, so a
+   * VM Zerto knows under another identifier would read as unprotected and be changed unguarded.
+   * Zerto is asked for the VM's name; no row by that name means unprotected for sure, a match
+   * whose vSphere identity is this very VM (target + moid) means protected, anything else is
+   * unknown (denied under best_effort, as the guard cannot tell).
+   */
+  async function byVerifiedName(vm: GuardVm, signal: AbortSignal): Promise<FoundAnywhere | 'unprotected'> {
+    const sites = sitesFor(zerto, { ...(vm.target ? { target: vm.target } : {}) });
+    const rows = await Promise.all(sites.map((s) => s.client.listVms({ vmName: vm.name }, signal)));
+    if (rows.every((r) => r.every((row) => row.VmName !== vm.name))) return 'unprotected';
+    const found = await findProtectionAnywhere(zerto, { query: vm.name, ...(vm.target ? { target: vm.target } : {}), signal });
+    const home = found.vm.vsphere;
+    if (home && home.target === vm.target && home.moid === vm.moid) return found;
+    throw new AppError('protection_unknown', `Zerto lists a VM named '${vm.name}', but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
+      hint: "Check the site's vcenter_targets and the VM's identity in Zerto (zerto_find_protection).",
+    });
+  }
+
+  async function protectionOf(vm: GuardVm, signal: AbortSignal): Promise<FoundAnywhere | 'unprotected'> {
+    const id = await identifierOf(vm, signal);
+    try {
+      return await findProtectionAnywhere(zerto, { query: id ?? vm.name, ...(vm.target ? { target: vm.target } : {}), signal });
+    } catch (err) {
+      const e = toPublicError(err);
+      const definite = e.code === 'not_protected' && !(e.details && 'protected_elsewhere' in e.details);
+      if (!definite) throw err;
+      return id ? byVerifiedName(vm, signal) : 'unprotected';
     }
-    return vm.name;
   }
 
   return {
@@ -27,17 +54,16 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
       const reasons: string[] = [];
       await Promise.all(vms.map(async (vm) => {
         try {
-          const query = await queryFor(vm, signal);
-          const found = await findProtectionAnywhere(zerto, { query, ...(vm.target ? { target: vm.target } : {}), signal });
-          for (const v of found.vpgs) plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: v.site });
-        } catch (err) {
-          const e = toPublicError(err);
-          if (DEFINITELY_UNPROTECTED.has(e.code) && !(e.details && 'protected_elsewhere' in e.details)) {
+          const found = await protectionOf(vm, signal);
+          if (found === 'unprotected') {
             plan.unprotectedVms.push(vm.name);
             return;
           }
+          for (const v of found.vpgs) plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: v.site });
+        } catch (err) {
+          const e = toPublicError(err);
           // not_found/ambiguous for a caller-named VM are the caller's problem: raise them as they are.
-          if (isAppError(err) && (e.code === 'not_found' || e.code === 'ambiguous_name')) throw err;
+          if (isAppError(err) && (e.code === 'not_found' || e.code === 'ambiguous_name') && !vm.moid) throw err;
           reasons.push(`${vm.name}: ${e.message}`);
         }
       }));

@@ -69,6 +69,16 @@ export async function findProtectionAnywhere(zerto: ZertoServices, lookup: Prote
   const other = errors.map((e) => ({ site: e.site, code: e.error.code, message: e.error.message }));
   // Each VPG keeps the configured site that answered for it: that site's client pins and restores.
   const sited = (f: { site: string; found: FoundProtection }): SitedVpg[] => f.found.vpgs.map((v) => ({ ...v, site: f.site }));
+  // A site that could not answer might protect another VM of that name, or more VPGs of this
+  // one: an answer from the others would look complete and is not.
+  const silent = errors.filter((e) => !DEFINITE.has(e.error.code) && e.error.code !== 'ambiguous_name');
+  if (found.length > 0 && silent.length > 0) {
+    throw new AppError('protection_unknown', `Zerto site(s) ${silent.map((e) => `'${e.site}' (${e.error.message})`).join(', ')} could not be asked about '${lookup.query}', so the answer from ${found.map((f) => `'${f.site}'`).join(', ')} may be incomplete.`, {
+      retryable: true,
+      hint: 'Retry when every site answers, or name the site (site=...) if you know which one protects the VM.',
+      details: { sites: other },
+    });
+  }
   if (found.length === 1) return { ...found[0]!.found, vpgs: sited(found[0]!), other_sites: other };
   if (found.length > 1) {
     const ids = new Set(found.map((f) => f.found.vm.vm_identifier));

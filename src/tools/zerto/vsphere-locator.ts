@@ -26,9 +26,9 @@ export function createVsphereLocator(pool: TargetPool, allTargets: string[]): Vm
       }, { ...(opts.signal ? { signal: opts.signal } : {}), timeoutMs: 30_000 });
       const failed = slots.filter((s) => 'error' in s);
       const found = slots.flatMap((s) => ('ok' in s ? s.ok : []));
-      // A target that could not be searched might hold the VM: an empty answer would read as
-      // "no such VM", so the failure is raised instead of hidden.
-      if (found.length === 0 && failed.length > 0) {
+      // A target that could not be searched might hold the VM, or a second VM of that name: any
+      // answer without it would read as complete (and hide an ambiguity), so the failure is raised.
+      if (failed.length > 0) {
         const e = failed[0] as { target: string; error: { message: string } };
         throw new AppError('unreachable', `vSphere target '${e.target}' could not be searched for '${query}': ${e.error.message}`, {
           hint: 'Retry when the vCenter answers, or pass the VM name or VmIdentifier.',
