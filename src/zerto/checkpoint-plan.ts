@@ -1,11 +1,12 @@
 // The read-only half of pinning a tagged checkpoint, shared by the real pin and its dry run:
 // which VPGs, whether any is refused (public-cloud protected), which already carry this change's
-// tag (a retry), and the one tag every VPG will carry.
+// tag (a retry), which got an insert from an earlier attempt that is not listed yet, and the one
+// tag every VPG will carry.
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
 import type { Checkpoint } from './schemas.js';
-import { formatTag, parseTag, sameChange } from './tag.js';
+import { cleanTagPart, formatTag, parseTag, sameChange } from './tag.js';
 import { describeVpg, type ProtectingVpg } from './vpg-facts.js';
 
 export type VpgInput = string | { id: string; name?: string };
@@ -25,9 +26,12 @@ export interface PinRequest {
 export interface PlannedVpg {
   vpg: string;
   vpg_id: string;
-  action: 'insert' | 'reuse' | 'refuse';
+  /** 'await': an earlier attempt's insert was accepted but is not listed yet; wait for it, never insert again. */
+  action: 'insert' | 'reuse' | 'await' | 'refuse';
   /** Set for 'reuse': the checkpoint this change already pinned. */
   existing?: { checkpoint_id: string; timestamp: string };
+  /** Set for 'await': the accepted insert to wait for. */
+  pending?: PendingInsert;
   reason?: string;
   facts: ProtectingVpg;
 }
@@ -35,12 +39,59 @@ export interface PlannedVpg {
 export interface PinPlan {
   tag: string;
   change_id: string;
-  /** True when a previous attempt of this change already left the tag somewhere. */
+  /** True when a previous attempt of this change already left the tag somewhere (listed or accepted). */
   retry: boolean;
   vpgs: PlannedVpg[];
 }
 
 const DEFAULT_LOOKBACK_MS = 24 * 3600_000;
+
+/**
+ * An insert the ZVM accepted (it answered with a task id) whose checkpoint this process has not
+ * yet seen listed: the `checkpoint_timeout` case. The checkpoint list cannot show it yet, so
+ * without this record a retry would insert a second checkpoint under a new `<utc>`.
+ */
+export interface PendingInsert {
+  tag: string;
+  taskId: string;
+  /** Local time just before the insert was posted (the listing search starts a little before it). */
+  insertedAt: number;
+}
+
+// Per client (one per configured site, for the life of the process), keyed by (VPG, vm, change).
+// The ZVM's task list cannot replace it: a task carries no checkpoint name, so it cannot tell this
+// change's insert from anyone else's.
+const pendingInserts = new WeakMap<ZvmClient, Map<string, PendingInsert>>();
+
+function pendingKey(vpgId: string, vm: string, change: string): string {
+  // Normalised the way sameChange compares a listed tag: vm case-insensitively, change exactly.
+  return JSON.stringify([vpgId.toLowerCase(), cleanTagPart(vm, 120).toLowerCase(), cleanTagPart(change, 120).replace(/\s/g, '-')]);
+}
+
+/** Records an accepted insert; call it as soon as the insert returns its task id. */
+export function rememberInsert(client: ZvmClient, vpgId: string, vm: string, change: string, insert: PendingInsert): void {
+  let perClient = pendingInserts.get(client);
+  if (!perClient) pendingInserts.set(client, (perClient = new Map()));
+  perClient.set(pendingKey(vpgId, vm, change), insert);
+}
+
+/** Drops the record once the checkpoint is listed (or the insert task failed, so nothing will be). */
+export function forgetInsert(client: ZvmClient, vpgId: string, vm: string, change: string): void {
+  pendingInserts.get(client)?.delete(pendingKey(vpgId, vm, change));
+}
+
+/** The accepted-but-unlisted insert of this change on this VPG, if any newer than `since`. */
+export function pendingInsert(client: ZvmClient, vpgId: string, vm: string, change: string, since = 0): PendingInsert | undefined {
+  const perClient = pendingInserts.get(client);
+  const key = pendingKey(vpgId, vm, change);
+  const p = perClient?.get(key);
+  if (p && p.insertedAt < since) {
+    // Older than the retry window: a listed tag that old would not be looked for either.
+    perClient!.delete(key);
+    return undefined;
+  }
+  return p;
+}
 
 export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<PinPlan> {
   if (req.vpgs.length === 0) throw new AppError('invalid_input', 'No VPGs to checkpoint: find the protecting VPGs first (zerto_find_protection).');
@@ -53,21 +104,29 @@ export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<
     const facts = describeVpg(vpg, undefined, ctx);
     // A refused VPG never gets a checkpoint, so there is nothing of this change to find on it.
     const existing = facts.public_cloud_protected ? undefined : earliest((await client.listCheckpoints(id, { startDate: since }, req.signal)).filter((c) => sameChange(c.Tag, req.vm, req.changeId)));
-    return { facts, existing };
+    // Listed now: the accepted insert (if this process made it) is confirmed, nothing to wait for.
+    if (existing) forgetInsert(client, id, req.vm, req.changeId);
+    const pending = existing || facts.public_cloud_protected ? undefined : pendingInsert(client, id, req.vm, req.changeId, since.getTime());
+    return { facts, existing, pending };
   }));
   const prior = earliest(found.map((f) => f.existing).filter((c): c is Checkpoint => !!c));
-  // Reuse the first attempt's tag verbatim (its time, agent and action), so every VPG matches.
-  const tag = prior?.Tag && parseTag(prior.Tag) ? prior.Tag : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now });
+  const accepted = found.map((f) => f.pending).filter((p): p is PendingInsert => !!p).sort((a, b) => a.insertedAt - b.insertedAt)[0];
+  // Reuse the first attempt's tag verbatim (its time, agent and action), so every VPG matches:
+  // from the list when it is listed somewhere, else from an insert that was accepted but not listed yet.
+  const tag = prior?.Tag && parseTag(prior.Tag) ? prior.Tag
+    : accepted ? accepted.tag
+    : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now });
   const change = parseTag(tag)!.change;
-  const vpgs = found.map(({ facts, existing }): PlannedVpg => {
+  const vpgs = found.map(({ facts, existing, pending }): PlannedVpg => {
     const base = { vpg: facts.name, vpg_id: facts.id, facts };
     if (facts.public_cloud_protected) {
       return { ...base, action: 'refuse', reason: `tagged checkpoints cannot be inserted on a VPG protected in a public cloud: ${facts.public_cloud_reason}` };
     }
     if (existing) return { ...base, action: 'reuse', existing: { checkpoint_id: existing.CheckpointIdentifier, timestamp: existing.TimeStamp } };
+    if (pending) return { ...base, action: 'await', pending };
     return { ...base, action: 'insert' };
   });
-  return { tag, change_id: change, retry: !!prior, vpgs };
+  return { tag, change_id: change, retry: !!prior || !!accepted, vpgs };
 }
 
 /** The refusal error for a plan with refused VPGs; thrown before anything is inserted. */

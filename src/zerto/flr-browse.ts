@@ -2,10 +2,14 @@
 // partitions. The path is walked one browse per folder, so a name is matched the way the guest OS
 // matches it (case-insensitively on Windows) whatever the ZVM does with case, and a missing folder
 // on one partition simply means "not on this partition".
+//
+// Which partition is which Windows drive is not reported (Q11): the drive letter is honoured when
+// labels name drives; otherwise a C: path may be found on any one partition, but another drive's
+// path is never silently served from whichever partition happens to hold that relative path.
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
-import { flrBaseName, labelHasDrive, orderPartitions, sameName, type GuestPath } from './guest-path.js';
+import { flrBaseName, labelDrive, labelHasDrive, orderPartitions, sameName, type GuestPath } from './guest-path.js';
 import type { FlrSession, PathItem } from './schemas.js';
 import { sleep } from './sleep.js';
 
@@ -46,17 +50,45 @@ export interface LocatedFile {
   item: PathItem;
 }
 
-/** Finds the guest file on exactly one partition; several or none is an flr_failed that lists them. */
+/**
+ * Finds the guest file on exactly one partition. `partition` (a label from the empty-path browse)
+ * restricts the search to that partition. Without it: labels that name drive letters select the
+ * requested drive; otherwise a path on a drive other than C: is refused (listing the partitions
+ * that hold it) unless the checkpoint has a single partition, and a path found on several
+ * partitions is refused too. Each refusal is an flr_failed that says to pass `partition`.
+ */
 export async function locateGuestFile(
   client: ZvmClient, sessionId: string, gp: GuestPath, opts: { partition?: string | undefined; signal?: AbortSignal | undefined },
 ): Promise<LocatedFile> {
   const root = await client.browseFlr(sessionId, '', opts.signal);
-  let labels = (root.PathItems ?? []).map((p) => p.Path);
-  if (labels.length === 0) throw new AppError('flr_failed', `The mounted checkpoint shows no partitions (session ${sessionId}).`);
+  const all = (root.PathItems ?? []).map((p) => p.Path);
+  if (all.length === 0) throw new AppError('flr_failed', `The mounted checkpoint shows no partitions (session ${sessionId}).`);
+  const retryHint = (labels: string[]): string =>
+    `Call zerto_recover_file again with partition set to the one that is drive ${gp.drive}: (one of: ${labels.map((l) => `'${l}'`).join(', ')}).`;
+  let labels = all;
+  // Set when the labels cannot say which partition is the requested drive and it is not C:.
+  let unknownDrive = false;
   if (opts.partition) {
-    const wanted = labels.filter((l) => l.toLowerCase() === opts.partition!.toLowerCase());
-    if (wanted.length === 0) throw new AppError('invalid_input', `No partition '${opts.partition}' in the mounted checkpoint; partitions: ${labels.join(', ')}.`);
+    const wanted = all.filter((l) => l.toLowerCase() === opts.partition!.toLowerCase());
+    if (wanted.length === 0) {
+      throw new AppError('invalid_input', `No partition '${opts.partition}' in the mounted checkpoint; partitions: ${all.join(', ')}.`, {
+        hint: 'Pass partition exactly as listed (the labels the empty-path FLR browse returns).', details: { partitions: all },
+      });
+    }
+    const named = labelDrive(wanted[0]!);
+    if (gp.drive && named && named !== gp.drive) {
+      throw new AppError('invalid_input', `Partition '${wanted[0]}' is drive ${named}:, but the path '${gp.original}' is on drive ${gp.drive}:.`, { details: { partitions: all } });
+    }
     labels = wanted;
+  } else if (gp.drive && all.some((l) => labelDrive(l))) {
+    labels = all.filter((l) => labelHasDrive(l, gp.drive));
+    if (labels.length === 0) {
+      throw new AppError('flr_failed', `No partition of the mounted checkpoint is labelled drive ${gp.drive}: (partitions: ${all.join(', ')}).`, {
+        hint: `If one of them is drive ${gp.drive}:, call again with partition set to it.`, details: { partitions: all },
+      });
+    }
+  } else if (gp.drive && gp.drive !== 'C' && all.length > 1) {
+    unknownDrive = true;
   }
   const found: LocatedFile[] = [];
   for (const label of orderPartitions(labels, gp)) {
@@ -69,12 +101,19 @@ export async function locateGuestFile(
       details: { partitions: labels },
     });
   }
+  const where = found.map((f) => f.partition);
+  if (unknownDrive) {
+    throw new AppError('flr_failed', `Cannot tell which partition is drive ${gp.drive}: for '${gp.original}': the FLR partition labels ` +
+      `(${all.join(', ')}) do not name drive letters, and '\\${gp.components.join('\\')}' exists on ${where.map((w) => `'${w}'`).join(', ')}. ` +
+      'Nothing was restored, rather than risk returning another drive\'s file.', {
+      retryable: false, hint: retryHint(where), details: { drive: gp.drive, partitions: where, all_partitions: all },
+    });
+  }
   if (found.length > 1) {
-    const byDrive = found.filter((f) => labelHasDrive(f.partition, gp.drive));
-    if (byDrive.length === 1) return byDrive[0]!;
-    throw new AppError('flr_failed', `'${gp.original}' exists on ${found.length} partitions (${found.map((f) => f.partition).join(', ')}); cannot tell which is ${gp.drive ? `drive ${gp.drive}:` : 'the one you mean'}.`, {
-      hint: 'Call again with partition set to one of the listed partitions.',
-      details: { partitions: found.map((f) => f.partition) },
+    throw new AppError('flr_failed', `'${gp.original}' exists on ${found.length} partitions (${where.join(', ')}); cannot tell which is ${gp.drive ? `drive ${gp.drive}:` : 'the one you mean'}.`, {
+      retryable: false,
+      hint: gp.drive ? retryHint(where) : `Call zerto_recover_file again with partition set to one of: ${where.map((l) => `'${l}'`).join(', ')}.`,
+      details: { partitions: where },
     });
   }
   const hit = found[0]!;

@@ -1,7 +1,8 @@
 // Guest paths as an administrator writes them (`/etc/app.conf`, `C:\app\app.ini`) mapped onto
 // FLR browse paths (`<partition label>/etc/app.conf`, `<NTFS label>/app/app.ini`). FLR paths use
 // forward slashes only (reference/zerto-api.md §8.3). Which partition holds a Windows drive letter
-// is not reported by the ZVM (Q11), so the drive letter only breaks ties between partitions.
+// is not reported by the ZVM (Q11): the drive letter selects a partition only when labels name
+// drives; otherwise flr-browse refuses to guess for drives other than C: (pass `partition`).
 
 import { AppError } from '../core/errors.js';
 
@@ -66,7 +67,12 @@ export function orderPartitions(labels: string[], gp: GuestPath): string[] {
   return [...labels].sort((a, b) => score(a) - score(b));
 }
 
-/** Whether a partition label names the drive letter (`... (C:)` or `C:`), per Q11 a guess. */
+/** The drive letter a partition label names (`... (C:)` or `C:`), upper case; per Q11 a guess. */
+export function labelDrive(label: string): string | undefined {
+  return /(?:^|[^a-z0-9])([a-z]):(?![a-z0-9])/i.exec(label)?.[1]?.toUpperCase();
+}
+
+/** Whether a partition label names the drive letter. */
 export function labelHasDrive(label: string, drive: string | undefined): boolean {
-  return !!drive && new RegExp(`(^|[^a-z])${drive}:`, 'i').test(label);
+  return !!drive && labelDrive(label) === drive.toUpperCase();
 }

@@ -1,11 +1,13 @@
 // Pin one tagged checkpoint on every VPG protecting a VM and wait until each VPG lists it. A retry
-// with the same vm + change finds the tag it left and inserts only where it is missing. Concurrent
-// identical calls in this process share one run, so a double-submitted guard cannot insert twice.
-// Every wait is bounded by one deadline; timeouts name the VPG and the stage that did not finish.
+// with the same vm + change finds the tag it left and inserts only where it is missing; an insert
+// that was accepted but not confirmed (a checkpoint_timeout) is awaited under its own tag, never
+// inserted again. Concurrent identical calls in this process share one run, so a double-submitted
+// guard cannot insert twice. Every wait is bounded by one deadline; timeouts name the VPG and the
+// stage that did not finish.
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
-import { buildPinPlan, refusalError, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
+import { buildPinPlan, forgetInsert, refusalError, rememberInsert, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
 import { sleep } from './sleep.js';
 import { waitForTask } from './task-wait.js';
 
@@ -45,7 +47,12 @@ export interface PinDryRun {
   tag: string;
   change_id: string;
   would_insert: Array<{ vpg: string; vpg_id: string }>;
-  already_pinned: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string }>;
+  /**
+   * VPGs that carry this change's tag. An insert of an earlier attempt that was accepted but is not
+   * listed yet appears here too, with an empty checkpoint_id and its pending_task_id: a real run
+   * waits for it and does not insert again.
+   */
+  already_pinned: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; pending_task_id?: string }>;
   refused: Array<{ vpg: string; vpg_id: string; reason: string }>;
 }
 
@@ -73,7 +80,11 @@ export async function planTaggedCheckpoint(client: ZvmClient, args: PinRequest):
     tag: plan.tag,
     change_id: plan.change_id,
     would_insert: plan.vpgs.filter((v) => v.action === 'insert').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id })),
-    already_pinned: plan.vpgs.filter((v) => v.action === 'reuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing! })),
+    already_pinned: plan.vpgs.flatMap((v) => {
+      if (v.action === 'reuse') return [{ vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing! }];
+      if (v.action === 'await') return [{ vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: '', timestamp: '', pending_task_id: v.pending!.taskId }];
+      return [];
+    }),
     refused: plan.vpgs.filter((v) => v.action === 'refuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, reason: v.reason! })),
   };
 }
@@ -94,6 +105,7 @@ async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
       report(v, 'reused', 100, `VPG ${v.vpg} already has this change's checkpoint ${v.existing!.checkpoint_id}`);
       return { vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing!, reused: true };
     }
+    if (v.action === 'await') return awaitEarlierInsert(client, plan, v, args, deadline, report);
     return insertAndWait(client, plan, v, args, deadline, report);
   }));
   const failures = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ vpg: plan.vpgs[i]!, err: s.reason as unknown }] : []));
@@ -111,45 +123,78 @@ async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
   return { tag: plan.tag, change_id: plan.change_id, checkpoints: settled.map((s) => (s as PromiseFulfilledResult<PinnedCheckpoint>).value) };
 }
 
-async function insertAndWait(
-  client: ZvmClient, plan: PinPlan, v: PlannedVpg, args: PinArgs, deadline: number,
-  report: (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string) => void,
-): Promise<PinnedCheckpoint> {
-  const site = client.site.name;
-  const pollMs = args.pollMs ?? 1000;
+type Report = (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string) => void;
+
+async function insertAndWait(client: ZvmClient, plan: PinPlan, v: PlannedVpg, args: PinArgs, deadline: number, report: Report): Promise<PinnedCheckpoint> {
   const insertedAt = Date.now();
   report(v, 'inserting', 0, `Inserting tagged checkpoint on VPG ${v.vpg}`);
   let taskId: string;
   try {
     taskId = await client.insertTaggedCheckpoint(v.vpg_id, plan.tag, args.signal);
   } catch (err) {
-    throw insertError(err, v, site);
+    throw insertError(err, v, client.site.name);
   }
+  // Accepted: from here until it is listed, a retry of this change must wait for it, not insert again.
+  rememberInsert(client, v.vpg_id, args.vm, args.changeId, { tag: plan.tag, taskId, insertedAt });
+  return confirmInsert(client, v, { tag: plan.tag, taskId, insertedAt }, args, deadline, report, { earlier: false });
+}
+
+/**
+ * An earlier attempt of this change inserted on this VPG and was not confirmed (its task was still
+ * running, or its checkpoint not yet listed). Wait for that insert under its own tag. Only if its
+ * task failed (so no checkpoint will ever appear) is the tag inserted again.
+ */
+async function awaitEarlierInsert(client: ZvmClient, plan: PinPlan, v: PlannedVpg, args: PinArgs, deadline: number, report: Report): Promise<PinnedCheckpoint> {
+  const pending = v.pending!;
+  report(v, 'task', 0, `VPG ${v.vpg}: an earlier attempt of change '${plan.change_id}' already inserted this tag (task ${pending.taskId}); waiting for it instead of inserting again`);
+  try {
+    return await confirmInsert(client, v, pending, args, deadline, report, { earlier: true });
+  } catch (err) {
+    if (err instanceof TaskFailed) return insertAndWait(client, plan, v, args, deadline, report);
+    throw err;
+  }
+}
+
+class TaskFailed extends Error {}
+
+/** Waits for an accepted insert's task, then for its checkpoint to be listed; forgets it once listed. */
+async function confirmInsert(
+  client: ZvmClient, v: PlannedVpg, insert: { tag: string; taskId: string; insertedAt: number }, args: PinArgs, deadline: number, report: Report,
+  opts: { earlier: boolean },
+): Promise<PinnedCheckpoint> {
+  const site = client.site.name;
+  const pollMs = args.pollMs ?? 1000;
+  const { tag, taskId, insertedAt } = insert;
+  const whose = opts.earlier ? 'the earlier attempt\'s insert task' : 'the insert task';
   const outcome = await waitForTask(client, taskId, {
     deadline, pollMs, signal: args.signal,
-    onPoll: (t) => report(v, 'task', Math.min(80, Math.round((t.Status.Progress ?? 0) * 0.8)), `VPG ${v.vpg}: insert task ${t.Status.Progress ?? 0}%`),
+    onPoll: (t) => report(v, 'task', Math.min(80, Math.round((t.Status.Progress ?? 0) * 0.8)), `VPG ${v.vpg}: ${opts.earlier ? 'earlier ' : ''}insert task ${t.Status.Progress ?? 0}%`),
   });
   if (outcome.kind === 'failed') {
+    // Nothing will be listed for it: a retry may insert again.
+    forgetInsert(client, v.vpg_id, args.vm, args.changeId);
+    if (opts.earlier) throw new TaskFailed(outcome.reason);
     throw new AppError('checkpoint_failed', `Zerto failed to insert the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${outcome.reason}.`, {
       details: { site, vpg: v.vpg, vpg_id: v.vpg_id, task_id: taskId, complete_reason: outcome.reason },
     });
   }
   if (outcome.kind === 'timeout') {
     const p = outcome.last?.Status.Progress;
-    throw timeoutError(`the insert task ${taskId} on VPG '${v.vpg}' did not complete within ${secs(args.timeoutMs)}${p === undefined || p === null ? '' : ` (at ${p}%)`}`, v, site, plan.tag);
+    throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' did not complete within ${secs(args.timeoutMs)}${p === undefined || p === null ? '' : ` (at ${p}%)`}`, v, site, tag, taskId);
   }
   report(v, 'listing', 80, `VPG ${v.vpg}: task done, waiting for the checkpoint to be listed`);
   const startDate = new Date(insertedAt - SKEW_MS);
   for (;;) {
-    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === plan.tag);
+    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === tag);
     const cp = listed.sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
     if (cp) {
+      forgetInsert(client, v.vpg_id, args.vm, args.changeId);
       report(v, 'listed', 100, `VPG ${v.vpg}: checkpoint ${cp.CheckpointIdentifier} listed`);
-      return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: false };
+      return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: opts.earlier };
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
-      throw timeoutError(`the insert task on VPG '${v.vpg}' completed, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, plan.tag);
+      throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' completed, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, tag, taskId);
     }
     await sleep(Math.min(pollMs, remaining), args.signal);
   }
@@ -167,11 +212,11 @@ function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
   });
 }
 
-function timeoutError(what: string, v: PlannedVpg, site: string, tag: string): AppError {
+function timeoutError(what: string, v: PlannedVpg, site: string, tag: string, taskId: string): AppError {
   return new AppError('checkpoint_timeout', `Checkpoint not confirmed at Zerto site '${site}': ${what}.`, {
     retryable: true,
-    hint: 'The checkpoint may still appear. Retry with the same change id: it finds the tag and does not insert a second one.',
-    details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag },
+    hint: 'The checkpoint may still appear. Retry with the same change id: it waits for this insert under the same tag and does not insert a second one.',
+    details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, task_id: taskId },
   });
 }
 

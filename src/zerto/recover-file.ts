@@ -32,10 +32,18 @@ export interface RecoverFileArgs {
   protection?: FoundProtection;
   /** VPG name or id; default: the locally replicated VPG that lists the checkpoint. */
   vpg?: string;
-  checkpoint: { tag?: string; id?: string };
+  /**
+   * The checkpoint by tag and/or id. `timestamp` (as listed, e.g. from a proposal) narrows the
+   * lookup to a small window around it instead of listing the whole journal.
+   */
+  checkpoint: { tag?: string; id?: string; timestamp?: string };
   /** Guest path: `/etc/app.conf` or `C:\app\app.ini`. */
   path: string;
-  /** FLR partition label, when the file exists on several partitions. */
+  /**
+   * FLR partition label as the empty-path browse lists it (e.g. `partition#2 NTFS`): required when
+   * the file exists on several partitions, or for a Windows drive other than C: whose partition
+   * the labels do not name.
+   */
   partition?: string;
   restoreDir: string;
   locator?: VmLocator;
@@ -152,13 +160,23 @@ async function chooseVpgAndCheckpoint(client: ZvmClient, p: FoundProtection, arg
   });
 }
 
+/** Either side of a known checkpoint timestamp: absorbs rounding of the date filter. */
+const TIMESTAMP_WINDOW_MS = 2 * 60_000;
+
 async function findCheckpoint(client: ZvmClient, vpgId: string, args: RecoverFileArgs): Promise<Checkpoint | undefined> {
-  const { id, tag } = args.checkpoint;
+  const { id, tag, timestamp } = args.checkpoint;
+  const match = (list: Checkpoint[]): Checkpoint | undefined => list
+    .filter((c) => (id ? c.CheckpointIdentifier === id : true) && (tag ? c.Tag === tag : true))
+    .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
+  const ts = timestamp ? Date.parse(timestamp) : Number.NaN;
+  if (!Number.isNaN(ts)) {
+    // Known time (the proposal listed it): a small window, not the whole journal.
+    const near = match(await client.listCheckpoints(vpgId, { startDate: new Date(ts - TIMESTAMP_WINDOW_MS), endDate: new Date(ts + TIMESTAMP_WINDOW_MS) }, args.signal));
+    if (near) return near;
+  }
   // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
   const at = tag ? tagDate(tag) : null;
-  const list = await client.listCheckpoints(vpgId, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, args.signal);
-  return list.filter((c) => (id ? c.CheckpointIdentifier === id : true) && (tag ? c.Tag === tag : true))
-    .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
+  return match(await client.listCheckpoints(vpgId, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, args.signal));
 }
 
 async function deliver(

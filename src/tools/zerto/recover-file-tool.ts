@@ -16,6 +16,8 @@ interface Chosen {
   found: FoundAnywhere;
   vpg: SitedVpg;
   checkpoint: { id: string; timestamp: string; tag: string | null };
+  /** FLR partition label the caller named, if any. */
+  partition?: string;
 }
 
 const NOTHING_WRITTEN = 'Nothing is written into the guest: the file comes back inline (UTF-8 text up to 64 KiB) or is saved under restore_dir on this server, for a human to put back.';
@@ -26,8 +28,10 @@ export const zertoRecoverFile = defineTool({
   description:
     'File-level restore (FLR) of ONE guest file as it was at a checkpoint: name the checkpoint by the tag from ' +
     'zerto_create_tagged_checkpoint / zerto_guard_before_mutate, or by checkpoint_id. Linux (/etc/app.conf) and Windows ' +
-    '(C:\\app\\app.ini) paths. Two-phase: the first call returns a proposal naming the VM, the locally replicated VPG, the ' +
-    'checkpoint (id, timestamp, tag) and the path; a human must agree, then call confirm_action(token). Only locally ' +
+    '(C:\\app\\app.ini) paths. When the file is on several partitions, or on a Windows drive other than C: that the FLR ' +
+    'partition labels do not name, the confirmed call fails listing the candidate partitions: propose again with partition. ' +
+    'Two-phase: the first call returns a proposal naming the VM, the locally replicated VPG, the checkpoint (id, timestamp, ' +
+    'tag), the path and the partition if given; a human must agree, then call confirm_action(token). Only locally ' +
     'replicated VPGs are supported (FLR runs where the VPG recovers): a VPG that recovers at another site is refused, naming ' +
     'that site. The confirmed result carries the content inline (UTF-8 up to 64 KiB) or the path it was saved to, size, ' +
     'sha256 and the unmount report. Nothing is ever written into the guest: put the content back yourself.',
@@ -43,6 +47,9 @@ export const zertoRecoverFile = defineTool({
     tag: z.string().min(1).max(512).optional().describe('Checkpoint tag (name) to restore from, exactly as returned when it was pinned.'),
     checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
     vpg: z.string().min(1).optional().describe('VPG name or id (default: the locally replicated VPG that lists the checkpoint).'),
+    partition: z.string().min(1).max(256).optional().describe(
+      'FLR partition label holding the file, exactly as listed by an earlier refusal (the labels FLR browse returns, e.g. "partition#2 NTFS"). ' +
+      'Needed when the file exists on several partitions, or for a Windows drive other than C: when the labels do not name drive letters.'),
     site: SiteArg.optional().describe('Only look at this Zerto site.'),
   }).refine((a) => a.tag !== undefined || a.checkpoint_id !== undefined, { message: 'give tag or checkpoint_id', path: ['tag'] }),
   output: z.object({
@@ -72,27 +79,32 @@ export const zertoRecoverFile = defineTool({
     const home = await vsphereHomeOf(ctx, found);
     const chosen = await chooseCheckpoint(ctx, found, args);
     const { vpg, checkpoint } = chosen;
+    if (args.partition) chosen.partition = args.partition;
+    const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
     const resolution: Carried<Chosen> = {
       targets: [policyTarget(ctx, found, home)],
       affected: [
         vmAffected(found, home),
         { type: 'vpg', name: vpg.name, vpg_id: vpg.id, site: vpg.site, locally_replicated: vpg.locally_replicated },
         { type: 'checkpoint', name: checkpoint.tag ?? checkpoint.id, checkpoint_id: checkpoint.id, timestamp: checkpoint.timestamp, tag: checkpoint.tag },
-        { type: 'guest_file', name: args.path, written_to_guest: false },
+        { type: 'guest_file', name: args.path, written_to_guest: false, ...(args.partition ? { partition: args.partition } : {}) },
       ],
       guardVms: [],
-      summary: `restore ${args.path} of VM '${found.vm.name}' from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
+      summary: `restore ${args.path}${partition} of VM '${found.vm.name}' from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
         `${checkpoint.tag ? `, tag '${checkpoint.tag}'` : ''}) of VPG '${vpg.name}' at Zerto site '${vpg.site}'. ${NOTHING_WRITTEN}`,
       zerto: chosen,
     };
     return resolution;
   },
   async execute(args, resolution, ctx) {
-    const { found, vpg, checkpoint } = carried<Chosen>(resolution);
+    const { found, vpg, checkpoint, partition } = carried<Chosen>(resolution);
     const zerto = zertoOf(ctx);
     let step = 0;
     const res = await recoverFile(siteOf(zerto, vpg.site).client, {
-      protection: { ...found, vpgs: [vpg] }, vpg: vpg.id, checkpoint: { id: checkpoint.id }, path: args.path,
+      protection: { ...found, vpgs: [vpg] }, vpg: vpg.id, path: args.path,
+      // The proposal's checkpoint: id, plus its tag and time so the lookup is a small window.
+      checkpoint: { id: checkpoint.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
+      ...(partition ? { partition } : {}),
       restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
       ...(zerto.locator ? { locator: zerto.locator } : {}),
       onProgress: (p) => ctx.progress(++step, undefined, p.message),
@@ -106,7 +118,8 @@ export const zertoRecoverFile = defineTool({
   },
   async dryRun(args, resolution) {
     const { found, vpg, checkpoint } = carried<Chosen>(resolution);
-    return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}, unmount; nothing was mounted` };
+    const partition = args.partition ? ` from FLR partition '${args.partition}'` : '';
+    return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}${partition}, unmount; nothing was mounted` };
   },
 });
 
