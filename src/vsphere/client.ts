@@ -92,7 +92,7 @@ export class VsphereClient {
   async getDatastoreDetails(moid: string, opts: CallOptions = {}): Promise<DatastoreDetails> {
     return getDatastoreDetails(await this.ready(opts), moid, opts);
   }
-  /** Candidates whose moid or exact name matches (a moid match wins). */
+  /** Candidates whose moid or exact name matches; a string that is one object's moid and another's name yields both. */
   async find(kind: ObjectKind, nameOrMoid: string, opts: CallOptions = {}): Promise<Candidate[]> {
     return findObjects(await this.ready(opts), kind, nameOrMoid, opts);
   }

@@ -66,16 +66,7 @@ export async function getCustomizationStatus(
   }
   const events = ev.events; // newest first
   const latest = events[0];
-  let state: CustomizationStatus['state'] = 'not_started';
-  let message: string | null = null;
-  if (guest?.status) {
-    const s = guest.status.toUpperCase();
-    state = s.endsWith('SUCCEEDED') ? 'succeeded' : s.endsWith('FAILED') ? 'failed' : s.endsWith('RUNNING') || s.endsWith('PENDING') ? 'running' : 'not_started';
-    message = guest.error;
-  } else if (latest) {
-    state = latest.type === 'CustomizationSucceeded' ? 'succeeded' : latest.type === 'CustomizationStartedEvent' ? 'running' : 'failed';
-    message = latest.message;
-  }
+  const { state, message } = foldCustomization(guest, latest);
   const started = events.find((e) => e.type === 'CustomizationStartedEvent');
   const finishedEvent = events.find((e) => e.type !== 'CustomizationStartedEvent');
   return {
@@ -90,4 +81,32 @@ export async function getCustomizationStatus(
     sources,
     events,
   };
+}
+
+/** The guest info's status as a state; undefined when it says nothing (IDLE, unset, unknown). */
+function guestState(status: string | null | undefined): CustomizationStatus['state'] | undefined {
+  const s = status?.toUpperCase() ?? '';
+  if (s.endsWith('SUCCEEDED')) return 'succeeded';
+  if (s.endsWith('FAILED')) return 'failed';
+  if (s.endsWith('RUNNING') || s.endsWith('PENDING')) return 'running';
+  return undefined;
+}
+
+/**
+ * Folds both sources: a failure can land in either depending on how far it got, and the guest
+ * info can be stale (IDLE, or SUCCEEDED from an earlier run). The newer source decides.
+ */
+export function foldCustomization(
+  guest: CustomizationStatus['guest_info'],
+  latest: { type: string; created_at: string; message: string | null } | undefined,
+): { state: CustomizationStatus['state']; message: string | null } {
+  const fromGuest = guestState(guest?.status);
+  const fromEvents: CustomizationStatus['state'] | undefined = latest
+    ? latest.type === 'CustomizationSucceeded' ? 'succeeded' : latest.type === 'CustomizationStartedEvent' ? 'running' : 'failed'
+    : undefined;
+  const guestTime = Date.parse(guest?.end_time ?? guest?.start_time ?? '') || 0;
+  const eventTime = latest ? Date.parse(latest.created_at) || 0 : 0;
+  if (fromGuest && (!fromEvents || guestTime >= eventTime)) return { state: fromGuest, message: guest!.error };
+  if (fromEvents) return { state: fromEvents, message: latest!.message };
+  return { state: 'not_started', message: null };
 }

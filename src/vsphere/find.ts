@@ -31,7 +31,7 @@ export interface Candidate {
   path: string;
 }
 
-/** Every object of `kind` whose moid or exact name is `nameOrMoid`; a moid match wins. */
+/** Every object of `kind` whose moid or exact name is `nameOrMoid` (the moid match first). */
 export async function findObjects(
   client: VimClient,
   kind: ObjectKind,
@@ -49,9 +49,10 @@ export async function findObjects(
       all.push({ name, moid: oc.obj.value, type: oc.obj.type, path: `${parentPath === '/' ? '' : (parentPath ?? '')}/${name}` });
     }
   }
-  const byMoid = all.filter((c) => c.moid === nameOrMoid);
-  if (byMoid.length > 0) return byMoid;
-  return all.filter((c) => c.name === nameOrMoid).sort((a, b) => a.path.localeCompare(b.path) || a.moid.localeCompare(b.moid));
+  // A string can be one object's moid and another's name ("vm-101" named so by someone): both
+  // are candidates, and resolveOne refuses to guess between them.
+  const hits = all.filter((c) => c.moid === nameOrMoid || c.name === nameOrMoid);
+  return hits.sort((a, b) => Number(b.moid === nameOrMoid) - Number(a.moid === nameOrMoid) || a.path.localeCompare(b.path) || a.moid.localeCompare(b.moid));
 }
 
 /** Exactly one object, or AppError `not_found` / `ambiguous_name` (details.candidates). */

@@ -92,7 +92,7 @@ export async function reconfigure(
 }
 
 export interface PlacementInput {
-  /** Host moid. When given without a pool, the host's root resource pool is used. */
+  /** Host moid. Without a pool, the VM keeps its pool inside one cluster; another cluster's root pool otherwise. */
   host?: string;
   /** Resource pool moid. */
   pool?: string;
@@ -102,13 +102,29 @@ export interface PlacementInput {
   folder?: string;
 }
 
-async function relocateSpec(client: VimClient, p: PlacementInput, opts: CallOptions): Promise<VimObject> {
+/**
+ * The placement part of a relocate or clone. A pool is only named when it must change: an unset
+ * `pool` keeps the VM in its current pool (or vApp), with its shares and reservations, which is
+ * what a vMotion inside one cluster means. A host in another cluster (compute resource) needs a
+ * pool there, and its root pool is the only one we can pick without guessing. A clone without a
+ * pool goes to the source VM's pool when it stays in the same cluster.
+ */
+async function relocateSpec(client: VimClient, vmMoid: string, p: PlacementInput, forClone: boolean, opts: CallOptions): Promise<VimObject> {
   let pool = p.pool ? moRef('ResourcePool', p.pool) : undefined;
-  if (p.host && !pool) {
-    const host = await retrieveOne(client, moRef('HostSystem', p.host), ['parent'], opts);
-    const parent = asMoRef(host?.props.parent);
-    const cr = parent ? await retrieveOne(client, parent, ['resourcePool'], opts) : undefined;
-    pool = asMoRef(cr?.props.resourcePool);
+  if (!pool && (p.host || forClone)) {
+    const source = await retrieveOne(client, vm(vmMoid), ['resourcePool'], opts);
+    const currentPool = asMoRef(source?.props.resourcePool);
+    const currentOwner = currentPool ? asMoRef((await retrieveOne(client, currentPool, ['owner'], opts))?.props.owner) : undefined;
+    let targetOwner = currentOwner;
+    if (p.host) {
+      const host = await retrieveOne(client, moRef('HostSystem', p.host), ['parent'], opts);
+      targetOwner = asMoRef(host?.props.parent);
+    }
+    if (targetOwner && currentOwner && targetOwner.value === currentOwner.value) {
+      if (forClone) pool = currentPool;
+    } else if (targetOwner) {
+      pool = asMoRef((await retrieveOne(client, targetOwner, ['resourcePool'], opts))?.props.resourcePool);
+    }
   }
   return {
     _type: 'VirtualMachineRelocateSpec',
@@ -122,7 +138,7 @@ async function relocateSpec(client: VimClient, p: PlacementInput, opts: CallOpti
 /** Moves a VM to another host and/or datastore (RelocateVM_Task; vcsim lacks MigrateVM_Task). */
 export async function relocate(client: VimClient, vmMoid: string, to: PlacementInput, opts: WaitOptions = {}): Promise<TaskOutcome> {
   if (!to.host && !to.datastore && !to.pool) throw new AppError('invalid_input', 'relocate needs a host, pool or datastore');
-  const spec = await relocateSpec(client, to, opts);
+  const spec = await relocateSpec(client, vmMoid, to, false, opts);
   const { task } = await runTask(client, 'RelocateVM_Task', vm(vmMoid), { spec, priority: 'defaultPriority' }, opts);
   return { task };
 }
@@ -140,7 +156,7 @@ export async function clone(
     folder = asMoRef(src?.props.parent);
   }
   if (!folder) throw new AppError('invalid_input', 'Cannot tell which folder the clone goes to; pass a folder');
-  const location = await relocateSpec(client, { ...args, folder: undefined }, opts);
+  const location = await relocateSpec(client, vmMoid, { ...args, folder: undefined }, true, opts);
   const spec = { _type: 'VirtualMachineCloneSpec', location, template: args.template ?? false, powerOn: args.powerOn ?? false };
   const { task, result } = await runTask(client, 'CloneVM_Task', vm(vmMoid), { folder, name: args.name, spec }, opts);
   return { task, vm: asMoRef(result)?.value ?? '' };

@@ -6,14 +6,15 @@
 // keeps its deviceInfo (an edit without it crashes vcsim and is rejected by vCenter).
 
 import { AppError } from '../core/errors.js';
-import { asArray, asNumber, type MoRef, type VimObject } from './types.js';
+import { asArray, asNumber, moRef, type MoRef, type VimObject } from './types.js';
 
 export type ReconfigChange =
   | { kind: 'cpu'; numCpus: number; coresPerSocket?: number }
   | { kind: 'memory'; memoryMb: number }
-  | { kind: 'add_disk'; sizeGb: number; thin?: boolean; controllerKey?: number; unitNumber?: number; datastoreName?: string }
+  | { kind: 'add_disk'; sizeGb: number; thin?: boolean; controllerKey?: number; unitNumber?: number; datastoreName?: string; datastoreMoid?: string }
   | { kind: 'add_nic'; network: NetworkTarget; adapter?: 'vmxnet3' | 'e1000e' | 'e1000' }
-  | { kind: 'remove_disk'; deviceKey: number; destroyFile?: boolean }
+  /** `expectFile`: the disk's file as proposed; a different disk now in that slot (same key) is refused. */
+  | { kind: 'remove_disk'; deviceKey: number; destroyFile?: boolean; expectFile?: string }
   | { kind: 'mount_iso'; isoPath: string; datastore?: MoRef; cdromKey?: number }
   | { kind: 'unmount_iso'; cdromKey?: number };
 
@@ -89,6 +90,9 @@ export function buildConfigSpec(changes: ReconfigChange[], devicesRaw: unknown):
             backing: {
               _type: 'VirtualDiskFlatVer2BackingInfo',
               fileName: c.datastoreName ? `[${c.datastoreName}]` : '',
+              // The name alone is resolved within the VM's datacenter; the moid pins the exact
+              // datastore the proposal named (xsd order: fileName, then datastore).
+              ...(c.datastoreMoid ? { datastore: moRef('Datastore', c.datastoreMoid) } : {}),
               diskMode: 'persistent',
               thinProvisioned: c.thin ?? true,
             },
@@ -122,6 +126,15 @@ export function buildConfigSpec(changes: ReconfigChange[], devicesRaw: unknown):
       case 'remove_disk': {
         const disk = devices.find((d) => d._type === 'VirtualDisk' && asNumber(d.key) === c.deviceKey);
         if (!disk) throw bad(`The VM has no disk with device key ${c.deviceKey}`, 'Read the VM details for the disk keys.');
+        // Keys follow controller and unit number, so a disk swapped into the same slot since the
+        // proposal has the same key: compare the file too, or we would remove (and maybe destroy)
+        // a disk nobody was shown.
+        const file = (disk.backing as VimObject | undefined)?.fileName;
+        if (c.expectFile !== undefined && file !== c.expectFile) {
+          throw new AppError('invalid_state', `The disk with key ${c.deviceKey} is now '${String(file)}', not '${c.expectFile}' as proposed; nothing was removed.`, {
+            hint: 'The VM changed since the proposal: propose the removal again.',
+          });
+        }
         deviceChange.push({
           _type: 'VirtualDeviceConfigSpec',
           operation: 'remove',

@@ -12,6 +12,7 @@ import {
   asMoRef,
   asNumber,
   asString,
+  compareApiVersion,
   moRef,
   type MoRef,
   type ObjectContent,
@@ -37,6 +38,16 @@ export const VM_LIST_PATHS = [
   'config.instanceUuid',
   'config.annotation',
 ];
+
+/**
+ * `config.createDate` exists from vSphere API 6.7; an older vCenter faults the WHOLE retrieval with
+ * InvalidProperty, so the path is asked for only where it exists (vcsim reports 6.5 and would
+ * answer it anyway; created_at is then null, as on a real 6.5).
+ */
+function vmPaths(client: VimClient, paths: string[]): string[] {
+  const api = client.about?.apiVersion ?? '0';
+  return compareApiVersion(api, '6.7') >= 0 ? paths : paths.filter((p) => p !== 'config.createDate');
+}
 
 export interface VmRow {
   moid: string;
@@ -102,7 +113,7 @@ export function vmRow(oc: ObjectContent, tree: InventoryTree): VmRow {
  * extra page, whatever the number of VMs.
  */
 export async function listVms(client: VimClient, opts: RetrieveOptions = {}): Promise<VmRow[]> {
-  const snap = await snapshot(client, [{ type: 'VirtualMachine', pathSet: VM_LIST_PATHS }], opts);
+  const snap = await snapshot(client, [{ type: 'VirtualMachine', pathSet: vmPaths(client, VM_LIST_PATHS) }], opts);
   const rows = (snap.byType.get('VirtualMachine') ?? []).map((oc) => vmRow(oc, snap.tree));
   return rows.sort((a, b) => a.name.localeCompare(b.name) || a.moid.localeCompare(b.moid));
 }
@@ -237,7 +248,7 @@ export function summarizeDevices(devices: unknown, tree?: InventoryTree) {
 export async function getVmDetails(client: VimClient, moid: string, opts: RetrieveOptions = {}): Promise<VmDetails> {
   const ref = moRef('VirtualMachine', moid);
   const [oc, snap] = await Promise.all([
-    retrieveOne(client, ref, DETAIL_PATHS, opts),
+    retrieveOne(client, ref, vmPaths(client, DETAIL_PATHS), opts),
     snapshot(client, [], opts),
   ]);
   if (!oc || oc.missing.some((m) => m.path === 'name' && m.faultName === 'ManagedObjectNotFound')) {

@@ -73,7 +73,12 @@ export function defineClientSuite(factory: SimFactory): void {
       const vms = await client.listVms();
       expect(client.stats.roundTrips - before).toBe(3); // CreateContainerView, RetrievePropertiesEx, DestroyView
       expect(vms).toHaveLength(sim.vmCount);
+      // config.createDate exists from API 6.7; on older producers (vcsim reports 6.5) it is not
+      // asked for, since a real 6.5 vCenter would fault the whole listing.
+      const api = (await client.about()).apiVersion;
+      const hasCreateDate = Number.parseFloat(api) >= 6.7;
       for (const vm of vms) {
+        expect(vm.created_at === null).toBe(!hasCreateDate);
         expect(vm.moid).toBeTruthy();
         expect(vm.host?.name).not.toBe(vm.host?.moid);
         expect(vm.folder).toMatch(/^\/[^/]+\/vm/);

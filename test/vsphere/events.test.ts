@@ -49,3 +49,17 @@ describe('api versions', () => {
     expect(supportsCustomizationInfo('8.0.2.0')).toBe(true);
   });
 });
+
+describe('customization status folds guest info and events', () => {
+  it('a failure event newer than a stale SUCCEEDED guest status wins; IDLE falls back to events; a newer guest status wins', async () => {
+    const { foldCustomization } = await import('../../src/vsphere/customization.js');
+    const stale = { status: 'TOOLSDEPLOYPKG_SUCCEEDED', error: null, start_time: '2026-01-01T10:00:00Z', end_time: '2026-01-01T10:05:00Z' };
+    const failed = { type: 'CustomizationSysprepFailed', created_at: '2026-02-01T09:00:00Z', message: 'sysprep failed' };
+    expect(foldCustomization(stale, failed)).toEqual({ state: 'failed', message: 'sysprep failed' });
+    const idle = { status: 'TOOLSDEPLOYPKG_IDLE', error: null, start_time: null, end_time: null };
+    expect(foldCustomization(idle, { type: 'CustomizationStartedEvent', created_at: '2026-02-01T09:00:00Z', message: null }).state).toBe('running');
+    const fresh = { ...stale, end_time: '2026-03-01T00:00:00Z' };
+    expect(foldCustomization(fresh, failed).state).toBe('succeeded');
+    expect(foldCustomization(null, undefined)).toEqual({ state: 'not_started', message: null });
+  });
+});

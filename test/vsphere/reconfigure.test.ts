@@ -31,6 +31,19 @@ function err(fn: () => unknown): AppError {
 }
 
 describe('buildConfigSpec', () => {
+  it('refuses to remove a disk whose file is not the one proposed (another disk in the same slot)', () => {
+    const withFiles = devices.map((d) => (d.key === '2001' ? { ...d, backing: { _type: 'VirtualDiskFlatVer2BackingInfo', fileName: '[ds] vm/new.vmdk' } } : d));
+    const e = err(() => buildConfigSpec([{ kind: 'remove_disk', deviceKey: 2001, destroyFile: true, expectFile: '[ds] vm/old.vmdk' }], withFiles));
+    expect(e.code).toBe('invalid_state');
+    expect(buildConfigSpec([{ kind: 'remove_disk', deviceKey: 2001, expectFile: '[ds] vm/new.vmdk' }], withFiles)).toHaveProperty('deviceChange');
+  });
+
+  it('pins a new disk to the datastore moid the proposal named, after fileName (xsd order)', () => {
+    const spec = buildConfigSpec([{ kind: 'add_disk', sizeGb: 1, datastoreName: 'ds-a', datastoreMoid: 'datastore-42' }], devices);
+    const xml = encodeElement('spec', spec);
+    expect(xml).toContain('<fileName>[ds-a]</fileName><datastore type="Datastore">datastore-42</datastore><diskMode>persistent</diskMode>');
+  });
+
   it('writes cpu and memory before deviceChange, in WSDL order', () => {
     const spec = buildConfigSpec([{ kind: 'memory', memoryMb: 4096 }, { kind: 'cpu', numCpus: 4, coresPerSocket: 2 }], devices);
     expect(encodeElement('spec', spec)).toBe(

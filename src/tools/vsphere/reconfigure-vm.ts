@@ -101,7 +101,7 @@ export const reconfigureVm = defineTool({
     if (args.memory_mb !== undefined) requests.push({ kind: 'memory', memoryMb: args.memory_mb });
     if (args.add_disk) {
       const ds = boundObject(resolution, 'datastore');
-      requests.push({ kind: 'add_disk', sizeGb: args.add_disk.size_gb, thin: args.add_disk.thin, ...(ds ? { datastoreName: ds.name } : {}) });
+      requests.push({ kind: 'add_disk', sizeGb: args.add_disk.size_gb, thin: args.add_disk.thin, ...(ds ? { datastoreName: ds.name, datastoreMoid: ds.moid } : {}) });
     }
     if (args.add_nic) requests.push({ kind: 'add_nic', networkName: boundObject(resolution, 'network')!.moid!, adapter: args.add_nic.adapter });
     return onVmTarget(ctx, resolution, async (client, call) => {

@@ -80,7 +80,7 @@ export const removeDisk = defineTool({
       if (ctx.flags.autoSnapshotBeforeDestroy) {
         safety.push(await safetyOrStop(() => takeSafetySnapshot(client, ctx, vm, phaseWait(ctx, call, 0, 2, 'safety snapshot'), `removing disk '${disk.name}'`), vm, 'disk removal'));
       }
-      const { task, changes } = await client.reconfigure(vm.moid, [{ kind: 'remove_disk', deviceKey: disk.key as number, destroyFile: args.destroy_file }], phaseWait(ctx, call, phases - 1, phases, 'remove disk'));
+      const { task, changes } = await client.reconfigure(vm.moid, [{ kind: 'remove_disk', deviceKey: disk.key as number, destroyFile: args.destroy_file, ...(typeof disk.file === 'string' ? { expectFile: disk.file } : {}) }], phaseWait(ctx, call, phases - 1, phases, 'remove disk'));
       return {
         target: vm.target, vm: vm.name, moid: vm.moid,
         removed_disk: { label: disk.name, key: disk.key as number, capacity_gb: (disk.capacity_gb as number | null) ?? null, file: (disk.file as string | null) ?? null },

@@ -23,6 +23,13 @@ describe('migrate_vm', () => {
     expect(progress.length).toBeGreaterThan(0);
   });
 
+  it('a vMotion inside the cluster keeps the VM in its resource pool (shares and reservations stay)', async () => {
+    const pool = vmState(h, 'vm-102').resourcePool; // web-01 lives in the 'Production' child pool
+    ok(await h.call('migrate_vm', { target: 'lab-vc1', vm: 'web-01', host: 'esx-02.lab.local' }));
+    expect(vmState(h, 'vm-102').host).toBe(vmState(h, 'vm-104').host); // win-app-01 runs on esx-02
+    expect(vmState(h, 'vm-102').resourcePool).toBe(pool);
+  });
+
   it('storage-vMotions a VM to a datastore given by name', async () => {
     const ssd = vmState(h, 'vm-101').datastore; // app-01 lives on ds-ssd-01
     const r = ok(await h.call('migrate_vm', { target: 'lab-vc1', vm: 'web-02', datastore: 'ds-ssd-01' }));
@@ -54,6 +61,7 @@ describe('clone_vm', () => {
     expect(r).toMatchObject({ source_vm: 'web-01', source_moid: 'vm-102', powered_on: true });
     expect(h.lab.vcenters.get('lab-vc1')!.model.vmsNamed('web-01-clone')).toEqual([made.moid]);
     expect(vmState(h, made.moid)).toMatchObject({ name: 'web-01-clone', powerState: 'poweredOn', folder: vmState(h, 'vm-102').folder });
+    expect(vmState(h, made.moid).resourcePool).toBe(vmState(h, 'vm-102').resourcePool);
     const executed = h.auditLines().filter((l) => l.tool === 'clone_vm' && l.phase === 'executing').at(-1)!;
     expect(executed.target).toBe('lab-vc1');
   });
@@ -68,6 +76,17 @@ describe('clone_vm', () => {
     h.lab.callLog.clear();
     const e = errorOf(await h.call('clone_vm', { target: 'lab-vc1', vm: 'web-01', name: 'web-02' }));
     expect(e.code).toBe('invalid_input');
+    expect(e.message).toContain('vm-103');
+    expect(mutatingCalls(h)).toEqual([]);
+  });
+});
+
+describe('names that look like moids', () => {
+  it('a VM named like another VM\'s moid makes that string ambiguous instead of silently picking the moid', async () => {
+    ok(await h.call('clone_vm', { target: 'lab-vc1', vm: 'test-01', name: 'vm-103' }));
+    h.lab.callLog.clear();
+    const e = errorOf(await h.call('power_on_vm', { target: 'lab-vc1', vm: 'vm-103' }));
+    expect(e.code).toBe('ambiguous_name');
     expect(e.message).toContain('vm-103');
     expect(mutatingCalls(h)).toEqual([]);
   });
