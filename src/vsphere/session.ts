@@ -3,6 +3,9 @@
 // vSphere says the session is gone. "Gone" is either a NotAuthenticated fault (vCenter) or a
 // RetrievePropertiesEx answered 200 whose every missingSet fault is NotAuthenticated (vcsim), so
 // both producers are covered. Concurrent calls that find the session expired share one re-login.
+// A shared login belongs to no caller: it runs under its own bounded deadline (loginTimeoutMs),
+// without any caller's signal or operationId, and each caller races only its own signal against
+// it, so a caller giving up (a short fan-out read) never fails the others waiting on that login.
 
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
@@ -19,7 +22,11 @@ export interface SessionOptions {
   /** Keepalive period (ms); 0 disables. Default 5 minutes, below vCenter's 30-minute idle limit. */
   keepaliveMs?: number;
   logger?: Logger;
+  /** Deadline of one shared login (service content + Login), whoever waits on it; default 60 s. */
+  loginTimeoutMs?: number;
 }
+
+const DEFAULT_LOGIN_TIMEOUT_MS = 60_000;
 
 const RETRIEVE_METHODS = new Set(['RetrievePropertiesEx', 'ContinueRetrievePropertiesEx', 'RetrieveProperties']);
 
@@ -100,13 +107,72 @@ export class VimSession {
   }
 
   private sharedLogin(opts: CallOptions): Promise<void> {
-    this.loginInFlight ??= this.login(opts).finally(() => {
-      this.loginInFlight = undefined;
-    });
-    return this.loginInFlight;
+    if (!this.loginInFlight) {
+      const login = this.login().finally(() => {
+        this.loginInFlight = undefined;
+      });
+      // Every waiter may have given up already; the outcome must not surface as unhandled.
+      login.catch(() => undefined);
+      this.loginInFlight = login;
+    }
+    return this.waitFor(this.loginInFlight, opts.signal);
   }
 
-  private async login(opts: CallOptions): Promise<void> {
+  /** `shared`, unless the caller's own signal aborts first (the shared work carries on). */
+  private waitFor(shared: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+    if (!signal) return shared;
+    const gaveUp = () =>
+      signal.reason instanceof AppError
+        ? signal.reason
+        : new AppError('cancelled', `Stopped waiting for the login to vSphere target '${this.transport.opts.target}'`, {
+            details: { target: this.transport.opts.target },
+            retryable: true,
+            cause: signal.reason,
+          });
+    if (signal.aborted) return Promise.reject(gaveUp());
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(gaveUp());
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.then(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** One login under its own deadline, independent of whoever triggered it. */
+  private async login(): Promise<void> {
+    const { target } = this.transport.opts;
+    const timeoutMs = this.opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new AppError('timeout', `Login to vSphere target '${target}' (${this.transport.opts.host}) did not complete within ${timeoutMs} ms`, {
+            details: { target, timeout_ms: timeoutMs },
+            hint: 'vCenter is slow or hung; try again later.',
+          }),
+        ),
+      timeoutMs,
+    );
+    try {
+      await this.loginWithin({ signal: deadline.signal });
+    } catch (err) {
+      // The transport reports our own abort as `cancelled`; it was the login deadline.
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async loginWithin(opts: CallOptions): Promise<void> {
     const { target } = this.transport.opts;
     const sc = this.serviceContent ?? (await this.retrieveServiceContent(opts));
     const user = this.opts.secrets.get(`${this.opts.credentialPrefix}_USER`);

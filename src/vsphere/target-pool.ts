@@ -12,6 +12,14 @@ import type { CallOptions, Logger } from './soap/transport.js';
 import { silentLogger } from './soap/transport.js';
 import type { TargetConfig } from './target-config.js';
 
+/** After the deadline aborts `fn`, how long it may take to settle with its own error. */
+const DEADLINE_GRACE_MS = 2_000;
+
+/** A task outlived the wait (tasks.ts taskStillRunning): not cancelled, not a target failure. */
+function isStillRunning(err: unknown): boolean {
+  return err instanceof AppError && err.details?.still_running === true;
+}
+
 export interface TargetPoolOptions {
   secrets: SecretSource;
   logger?: Logger;
@@ -27,7 +35,10 @@ export type FanOutResult<T> = { target: string; ok: T } | { target: string; erro
 
 export interface RunOptions {
   signal?: AbortSignal;
-  /** Deadline for the whole function on one target (queueing included); default 60 s. */
+  /**
+   * Deadline for the whole function on one target (queueing included); default 60 s. It stops our
+   * wait, never a vSphere task: only `signal` aborting cancels a task being waited for.
+   */
   timeoutMs?: number;
 }
 
@@ -135,22 +146,27 @@ export class TargetPool {
   /**
    * Runs `fn` against one target within the concurrency limit and a deadline. The signal handed
    * to `fn` aborts at the deadline or when the caller aborts; pass it (and your operationId) on.
+   * The two are told apart by the abort reason: at the deadline it is an AppError `timeout`
+   * (isDeadlineAbort), on which a task being waited for is left running in vCenter, whereas the
+   * caller's own abort cancels it. After the deadline, `fn` gets a short grace to settle with its
+   * own, more precise error (a task still running, with its moid); otherwise the run rejects with
+   * the deadline's `timeout`, so a hung target never holds the caller past deadline + grace.
    */
   async run<T>(name: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const e = this.entry(name);
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const deadline = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
-    let timer: NodeJS.Timeout | undefined;
+    const timers: NodeJS.Timeout[] = [];
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timers.push(setTimeout(() => {
         const err = new AppError('timeout', `vSphere target '${name}' (${e.config.host}) did not answer within ${timeoutMs} ms`, {
           details: { target: name, timeout_ms: timeoutMs },
           hint: 'That vCenter is slow or hung; the other targets are unaffected. Retry later or query it alone.',
         });
         deadline.abort(err);
-        reject(err);
-      }, timeoutMs);
+        timers.push(setTimeout(() => reject(err), DEADLINE_GRACE_MS));
+      }, timeoutMs));
     });
     const work = (async () => {
       const release = await e.limiter.acquire(signal);
@@ -167,11 +183,16 @@ export class TargetPool {
       e.lastError = null;
       return out;
     } catch (err) {
+      // Past the deadline, `fn` failing because of our abort (`cancelled`) says less than the
+      // deadline itself; its own errors (a task left running, with its moid) say more.
+      const byOurAbort = !(err instanceof AppError) || err.code === 'cancelled';
+      const failure = deadline.signal.aborted && !opts.signal?.aborted && byOurAbort ? deadline.signal.reason : err;
       const aborted = opts.signal?.aborted && !deadline.signal.aborted;
-      if (!aborted) e.lastError = toPublicError(err);
-      throw err;
+      // A slow task is not a sick target: list_targets keeps showing the target as healthy.
+      if (!aborted && !isStillRunning(failure)) e.lastError = toPublicError(failure);
+      throw failure;
     } finally {
-      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
     }
   }
 

@@ -6,9 +6,11 @@
 // revert_to_current_snapshot is revert-type: safety snapshots of every VM are taken first, and if
 // any fails nothing is reverted. It reverts to the snapshot that was current at proposal time (by
 // moid): after a safety snapshot, "the current snapshot" would be the safety snapshot itself.
+// Each VM step runs under its own bounded budget, and the result has one row per VM of the
+// proposal (ok, its error, or not attempted after a cancellation), so a partial run is exact.
 import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
-import type { VmRow } from '../../vsphere/client.js';
+import type { VmRow, VsphereClient, WaitOptions } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject, type CallContext, type Resolution } from '../define.js';
 import { FolderArg, ChangeCommonArgs, TargetArg } from '../args.js';
 import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
@@ -147,58 +149,81 @@ export const bulkVmAction = defineTool({
     const vms = resolution.affected.filter((a) => a.type === 'vm').map((a) => ({ ...a, moid: a.moid!, target }) as AffectedObject & { moid: string; target: string });
     const takeSafety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
     const phases = vms.length * (takeSafety ? 2 : 1);
-    return onTarget(ctx, target, async (client, call) => {
-      const safety: SafetySnapshot[] = [];
-      if (takeSafety) {
-        const failed: Array<{ vm: string; moid: string; code: string; message: string }> = [];
-        for (const [i, vm] of vms.entries()) {
-          try {
-            safety.push(await takeSafetySnapshot(client, ctx, vm, phaseWait(ctx, call, i, phases, `safety snapshot ${vm.name}`), 'a bulk revert_to_current_snapshot'));
-          } catch (err) {
-            const e = toPublicError(err);
-            failed.push({ vm: vm.name, moid: vm.moid, code: e.code, message: e.message });
-          }
-        }
-        if (failed.length) {
-          throw new AppError('task_failed',
-            `Safety snapshots failed on ${failed.length} of ${vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
-            `Safety snapshots already taken (left in place): ${safety.length ? safety.map((s) => `'${s.name}' (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
-              hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
-              details: { failed, safety_snapshots_taken: safety },
-            });
-        }
-      }
-      const results: Array<z.infer<typeof ResultRow>> = [];
+    // Each VM step is its own onTarget call with its own bounded budget: a slow VM cannot use up
+    // the others' time, and a task outliving its budget is left running (not cancelled) and
+    // reported on its row with its task moid, while the remaining VMs still run.
+    const step = <T>(phase: number, label: string, fn: (client: VsphereClient, wait: WaitOptions) => Promise<T>): Promise<T> =>
+      onTarget(ctx, target, (client, call) => fn(client, phaseWait(ctx, call, phase, phases, label)));
+    const notAttempted = { code: 'cancelled', message: 'Not attempted: the call was cancelled before this VM was reached.' };
+
+    const safety: SafetySnapshot[] = [];
+    if (takeSafety) {
+      const failed: Array<{ vm: string; moid: string; code: string; message: string }> = [];
       for (const [i, vm] of vms.entries()) {
-        const wait = phaseWait(ctx, call, (takeSafety ? vms.length : 0) + i, phases, `${args.action} ${vm.name}`);
+        if (ctx.signal.aborted) {
+          failed.push({ vm: vm.name, moid: vm.moid, ...notAttempted });
+          continue;
+        }
         try {
-          if (args.action === 'delete_vm') {
-            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.destroy(vm.moid, wait)).task });
-          } else if (args.action === 'delete_all_snapshots') {
-            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.removeAllSnapshots(vm.moid, wait)).task });
-          } else {
-            const snap = vm.current_snapshot as { name: string; moid: string };
-            results.push({ vm: vm.name, moid: vm.moid, ok: true, task: (await client.revertToSnapshot(snap.moid, {}, wait)).task, reverted_to: snap });
-          }
+          safety.push(await step(i, `safety snapshot ${vm.name}`, (client, wait) => takeSafetySnapshot(client, ctx, vm, wait, 'a bulk revert_to_current_snapshot')));
         } catch (err) {
           const e = toPublicError(err);
-          results.push({ vm: vm.name, moid: vm.moid, ok: false, error: { code: e.code, message: e.message } });
+          failed.push({ vm: vm.name, moid: vm.moid, code: e.code, message: e.message });
         }
       }
-      const failed = results.filter((r) => !r.ok);
-      if (failed.length === results.length) {
-        throw new AppError('task_failed', `bulk ${args.action} failed on every VM: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.error!.message}`).join('; ')}`, {
-          hint: 'Nothing was changed by this call apart from any safety snapshots listed in details.',
-          details: { results, safety_snapshots: safety },
-        });
+      if (failed.length) {
+        throw new AppError('task_failed',
+          `Safety snapshots failed on ${failed.length} of ${vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
+          `Safety snapshots already taken (left in place): ${safety.length ? safety.map((s) => `'${s.name}' (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
+            hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
+            details: { failed, safety_snapshots_taken: safety },
+          });
       }
-      return {
-        target, action: args.action, results, succeeded: results.length - failed.length, failed: failed.length, safety_snapshots: safety,
-        note: args.action === 'revert_to_current_snapshot'
-          ? (takeSafety ? 'Each VM was reverted to the snapshot that was current at proposal time; revert to its safety snapshot to undo.' : 'No safety snapshots were taken (auto_snapshot_before_destroy is off for this target).')
-          : 'No safety snapshots are taken for deletes: they would be deleted with the VM or with the other snapshots.',
-      };
-    });
+    }
+
+    // Every VM of the proposal gets a row, in order: ok, its error, or not attempted.
+    const results: Array<z.infer<typeof ResultRow>> = [];
+    const stillRunning = new Set<string>();
+    for (const [i, vm] of vms.entries()) {
+      if (ctx.signal.aborted) {
+        results.push({ vm: vm.name, moid: vm.moid, ok: false, error: notAttempted });
+        continue;
+      }
+      try {
+        results.push(await step((takeSafety ? vms.length : 0) + i, `${args.action} ${vm.name}`, async (client, wait) => {
+          if (args.action === 'delete_vm') return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.destroy(vm.moid, wait)).task };
+          if (args.action === 'delete_all_snapshots') return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.removeAllSnapshots(vm.moid, wait)).task };
+          const snap = vm.current_snapshot as { name: string; moid: string };
+          return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.revertToSnapshot(snap.moid, {}, wait)).task, reverted_to: snap };
+        }));
+      } catch (err) {
+        const e = toPublicError(err);
+        const task = typeof e.details?.task === 'string' ? e.details.task : undefined;
+        if (task && e.details?.still_running === true) stillRunning.add(vm.moid);
+        results.push({ vm: vm.name, moid: vm.moid, ok: false, ...(task ? { task } : {}), error: { code: e.code, message: e.message } });
+      }
+    }
+    const failed = results.filter((r) => !r.ok);
+    const failures = failed.map((f) => `${f.vm} (${f.moid}): ${f.error!.message}`).join('; ');
+    // Nothing changed for certain: fail the call. A task still running may yet change its VM, so
+    // that outcome is returned row by row instead.
+    if (failed.length === results.length && stillRunning.size === 0) {
+      throw new AppError('task_failed', `bulk ${args.action} failed on every VM: ${failures}`, {
+        hint: 'Nothing was changed by this call apart from any safety snapshots listed in details.',
+        details: { results, safety_snapshots: safety },
+      });
+    }
+    const base = args.action === 'revert_to_current_snapshot'
+      ? (takeSafety ? 'Each VM was reverted to the snapshot that was current at proposal time; revert to its safety snapshot to undo.' : 'No safety snapshots were taken (auto_snapshot_before_destroy is off for this target).')
+      : 'No safety snapshots are taken for deletes: they would be deleted with the VM or with the other snapshots.';
+    const partial = failed.length
+      ? ` PARTIAL: ${results.length - failed.length} of ${results.length} VM(s) succeeded; not done: ${failures}.` +
+        (stillRunning.size ? ' Tasks still running in vCenter were not cancelled: check them with get_tasks before retrying.' : '')
+      : '';
+    return {
+      target, action: args.action, results, succeeded: results.length - failed.length, failed: failed.length, safety_snapshots: safety,
+      note: `${base}${partial}`,
+    };
   },
   async dryRun(args, resolution, ctx) {
     const vms = resolution.affected.filter((a) => a.type === 'vm');

@@ -47,9 +47,20 @@ export function callOptions(ctx: CallContext, call: CallOptions): CallOptions {
   return { ...call, operationId: ctx.auditId };
 }
 
-/** Runs `fn` against the one target of a change, within the pool's limits. */
-export function onTarget<T>(ctx: CallContext, target: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>): Promise<T> {
-  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: 10 * 60_000 });
+/** Default budget of one onTarget call (queueing included). */
+export const CHANGE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Runs `fn` against the one target of a change, within the pool's limits and a bounded budget
+ * (default CHANGE_TIMEOUT_MS, queueing included). The MCP request's signal (notifications/cancelled)
+ * cancels a task being waited for; the budget running out does not: the task keeps running in
+ * vCenter and the error (`timeout`, details.still_running, details.task) names it. A tool acting on
+ * many objects calls this once per object, so each gets its own budget.
+ */
+export function onTarget<T>(
+  ctx: CallContext, target: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: { timeoutMs?: number } = {},
+): Promise<T> {
+  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: opts.timeoutMs ?? CHANGE_TIMEOUT_MS });
 }
 
 export function vmAffected(target: string, d: VmDetails): AffectedObject {
