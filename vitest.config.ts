@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 // `npm run test:full` runs all three.
 export default defineConfig({
   test: {
+    // Most suites wait on simulated vCenter/ZVM tasks and timers rather than burn CPU, so more
+    // workers than cores shortens the run (measured on 2 cores: 167 s -> 66 s for `default`).
+    maxWorkers: 4,
     projects: [
       {
         test: {
