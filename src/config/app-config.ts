@@ -81,7 +81,8 @@ export function parseAppConfig(raw: unknown, file: string): { config?: AppConfig
   const inlineCredentials: Record<string, string> = {};
   const sites: ZertoSiteEntry[] = c.sites.map((s) => ({
     name: s.name, url: s.url, clientId: s.client_id, credentialPrefix: s.credential_env_prefix,
-    verifyTls: s.verify_tls, vcenterTargets: s.vcenter_targets,
+    // A configured CA is only useful with verification on: naming one turns it on.
+    verifyTls: s.verify_tls || s.ca_file !== undefined, vcenterTargets: s.vcenter_targets,
     ...(s.ca_file ? { caFile: resolveRelative(file, s.ca_file) } : {}),
   }));
   if (c.zerto_url) {

@@ -57,6 +57,9 @@ describe('loading', () => {
     expect(config!.settings.auditLogPath).toBe(join(dir, 'conf', 'logs', 'audit.jsonl'));
     expect(config!.targets[0]!.caFile).toBe(join(dir, 'conf', 'certs', 'vc.pem'));
     expect(config!.app.sites[0]!.caFile).toBe(join(dir, 'conf', 'ca.pem'));
+    // Naming a CA turns verification on (it would verify nothing otherwise), and no warning is due.
+    expect(config!.app.sites[0]!.verifyTls).toBe(true);
+    expect(config!.warnings.join(' ')).not.toMatch(/not verified/);
     expect(config!.app.restoreDir).toBe(join(dir, 'conf', 'restored'));
   });
 
