@@ -12,9 +12,9 @@ import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
 import { LabCallLog } from './call-log.js';
-import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_SITES } from './topology.js';
+import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_CLIENT, LAB_ZERTO_SITES } from './topology.js';
 import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
-import { startLabZvm, type LabZvm } from './zvm/index.js';
+import { LabJournal, startLabZvm, type LabZvm } from './zvm/index.js';
 import { GuestFileSystems } from './guest-files.js';
 import { labTools, LAB_CATALOG } from './lab-tools.js';
 import type { ZertoSiteEntry } from '../config/app-config.js';
@@ -86,9 +86,11 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         credentialPrefix: vc.credentialPrefix, tags: vc.tags, standaloneHost: false,
       });
     }
+    // One journal for the lab: a VPG's protected and recovery ZVMs list the same checkpoints.
+    const journal = new LabJournal();
     for (const site of opts.zerto === false ? [] : LAB_ZERTO_SITES.filter((s) => s.served)) {
       const zvm = await startLabZvm({
-        site, guests, credentials: { ...LAB_CREDENTIALS }, callLog,
+        site, guests, credentials: { ...LAB_CREDENTIALS }, clientSecret: LAB_ZERTO_CLIENT.secret, journal, callLog,
         taskDurationMs: opts.zvmTaskMs ?? 300, autoCheckpointMs: opts.autoCheckpointMs ?? 2000,
       });
       zvms.set(site.name, zvm);
@@ -125,6 +127,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     notices: [
       `Lab mode: ${targets.map((t) => `${t.name} at https://127.0.0.1:${t.port}/sdk`).join(', ')}; ` +
         `${sites.map((s) => `Zerto site ${s.name} at ${s.url}`).join(', ')}; audit log ${settings.auditLogPath}.`,
+      ...(sites.length ? [`Lab ZVM API clients: client_credentials with client_id ${LAB_ZERTO_CLIENT.id} and client_secret ${LAB_ZERTO_CLIENT.secret}, ` +
+        `or the password grant with client_id zerto-client, user ${LAB_CREDENTIALS.user}.`] : []),
     ],
   };
   return {

@@ -172,8 +172,9 @@ export const LAB_ZERTO_SITES: LabZertoSite[] = [
     credentialPrefix: 'LAB_ZVM', vcenterTargets: ['lab-vc1', 'lab-vc2'],
   },
   {
-    // A peer ZVM that is only a replication target: VPGs recovering there are "remote".
-    name: 'lab-zvm-dr', siteIdentifier: '6b6b6b6b-2222-4333-8444-a55555555555', siteType: 'VCenter', served: false,
+    // A second on-prem ZVM, the recovery site of vpg-erp-dr: FLR of that VPG may have to run here.
+    // It protects nothing itself, so it claims no vCenter target.
+    name: 'lab-zvm-dr', siteIdentifier: '6b6b6b6b-2222-4333-8444-a55555555555', siteType: 'VCenter', served: true,
     credentialPrefix: 'LAB_ZVM_DR', vcenterTargets: [],
   },
   {
@@ -208,3 +209,9 @@ export function labVmIdentifier(target: string, moid: string): string {
 
 /** Fixed lab credentials; lab mode puts them into the injected secret source, never into files. */
 export const LAB_CREDENTIALS = { user: 'lab-admin@vsphere.local', password: 'lab-Passw0rd!' } as const;
+
+/**
+ * The lab Keycloak's confidential client (client_credentials grant), the only grant Zerto's own
+ * SDK uses. Printed in the lab banner so third-party clients can be pointed at `--lab`.
+ */
+export const LAB_ZERTO_CLIENT = { id: 'lab-api-client', secret: 'lab-client-secret-0000' } as const;

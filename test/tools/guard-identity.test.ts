@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { LAB_VCENTERS } from '../../src/lab/topology.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const POLICY = `
 defaults: {checkpoint: best_effort}
@@ -19,14 +20,14 @@ beforeAll(async () => {
   h = await startLabHarness({ policyYaml: POLICY, taskMs: 20, zvmTaskMs: 50, env: { ENABLE_DESTRUCTIVE: 'true' } });
 });
 afterAll(async () => h?.close());
-afterEach(() => h.lab.zvms.get('lab-zvm')!.faults.reset());
+afterEach(() => zvmFaults(h.lab.zvms.get('lab-zvm')!).reset());
 
 const zvm = () => h.lab.zvms.get('lab-zvm')!;
 const tagged = (vpgId: string, change: string) => zvm().state.checkpoints.get(vpgId)!.filter((c) => c.tag?.includes(`change=${change} `));
 
 describe('guard identity', () => {
   it('when Zerto knows the VM under another server id, the guard verifies it by name and still pins every VPG', async () => {
-    zvm().faults.vmIdentifierServerId(LAB_VCENTERS[0]!.instanceUuid, '11111111-2222-3333-4444-555555555555');
+    zvmFaults(zvm()).vmIdentifierServerId(LAB_VCENTERS[0]!.instanceUuid, '11111111-2222-3333-4444-555555555555');
     const r = await h.call('create_snapshot', { target: 'lab-vc1', vm: 'app-01', name: 'before-upgrade', change_id: 'CHG-ID-1' });
     expect(r.isError, r.text).toBe(false);
     const cp = r.data.checkpoint as { status: string; checkpoints: Array<{ vpg: string }> };
@@ -35,7 +36,7 @@ describe('guard identity', () => {
   });
 
   it('an unprotected VM stays unprotected under that mismatch (no Zerto row by its name) and proceeds', async () => {
-    zvm().faults.vmIdentifierServerId(LAB_VCENTERS[0]!.instanceUuid, '11111111-2222-3333-4444-555555555555');
+    zvmFaults(zvm()).vmIdentifierServerId(LAB_VCENTERS[0]!.instanceUuid, '11111111-2222-3333-4444-555555555555');
     const r = await h.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'snap' });
     expect(r.isError, r.text).toBe(false);
     expect((r.data.checkpoint as { status: string }).status).toBe('not_protected');
@@ -71,13 +72,13 @@ describe('partial outages do not read as complete answers', () => {
     expect(off.isError, off.text).toBe(false);
     const p = await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-01' });
     expect(p.data).toMatchObject({ state: 'pending', checkpoint_vpgs: ['vpg-app'] });
-    zvm().faults.failRoute('GET /v1/vms', 20, 503, 'Service Unavailable');
+    zvmFaults(zvm()).failRoute('GET /v1/vms', 20, 503, 'Service Unavailable');
     const first = await h.call('confirm_action', { token: p.data.token as string });
     expect(first.isError).toBe(true);
     expect(first.text).toContain('protection_unknown');
     expect(first.text).toContain('still pending');
     expect(h.lab.vcenters.get('lab-vc1')!.model.vm('vm-102').exists).toBe(true);
-    zvm().faults.reset();
+    zvmFaults(zvm()).reset();
     const second = await h.call('confirm_action', { token: p.data.token as string });
     expect(second.isError, second.text).toBe(false);
     expect(h.lab.vcenters.get('lab-vc1')!.model.vm('vm-102').exists).toBe(false);

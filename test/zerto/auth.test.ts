@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAB_CREDENTIALS } from '../../src/lab/topology.js';
 import { CLIENT_SECRET, startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const TOKEN = 'POST /auth/realms/zerto/protocol/openid-connect/token';
 let lab: LabHandle | undefined;
@@ -54,7 +55,7 @@ describe('Keycloak token lifecycle', () => {
   it('logs in again once after a 401 and replays the call', async () => {
     lab = await startLab();
     await lab.client.listVpgs();
-    lab.zvm.faults.expireTokens();
+    zvmFaults(lab.zvm).expireTokens();
     const vpgs = await lab.client.listVpgs();
     expect(vpgs.length).toBe(5);
     expect(lab.callLog.find('zvm:lab-zvm', TOKEN)).toHaveLength(2);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveDownloadUrl } from '../../src/zerto/client.js';
 import { errorBodyText } from '../../src/zerto/wire-errors.js';
 import { startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 let lab: LabHandle | undefined;
 afterEach(async () => {
@@ -21,14 +22,14 @@ describe('ZVM client over the wire', () => {
 
   it('retries an idempotent GET through transient 5xx answers', async () => {
     lab = await startLab();
-    lab.zvm.faults.failRoute('GET /v1/vpgs', 2, 503);
+    zvmFaults(lab.zvm).failRoute('GET /v1/vpgs', 2, 503);
     expect(await lab.client.listVpgs()).toHaveLength(5);
     expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/vpgs')).toHaveLength(3);
   });
 
   it('does not retry a checkpoint insert after a 5xx (it could insert twice)', async () => {
     lab = await startLab();
-    lab.zvm.faults.failRoute('POST /v1/vpgs/:id/checkpoints', 1, 500);
+    zvmFaults(lab.zvm).failRoute('POST /v1/vpgs/:id/checkpoints', 1, 500);
     const err = await thrown(() => lab!.client.insertTaggedCheckpoint('aaaaaaaa-0000-4000-8000-000000000001', 'x'));
     expect(err.code).toBe('zerto_error');
     expect(err.retryable).toBe(true);
@@ -67,7 +68,7 @@ describe('ZVM client over the wire', () => {
     lab = await startLab();
     const impatient = lab.newClient({ LAB_ZVM_USER: 'lab-admin@vsphere.local', LAB_ZVM_PASSWORD: 'lab-Passw0rd!' }, { requestTimeoutMs: 300 });
     await impatient.localSite();
-    lab.zvm.faults.delayRoute('GET /v1/localsite', 2000);
+    zvmFaults(lab.zvm).delayRoute('GET /v1/localsite', 2000);
     const started = Date.now();
     const err = await thrown(() => impatient.localSite());
     expect(err.code).toBe('timeout');
@@ -88,7 +89,7 @@ describe('ZVM client over the wire', () => {
     const cps = await lab.client.listCheckpoints('aaaaaaaa-0000-4000-8000-000000000001');
     const id = await lab.client.mountFlr({ vpgId: 'aaaaaaaa-0000-4000-8000-000000000001', vmId: '4f3c1a2e-7d1b-4c5e-9a10-1b2c3d4e5f01.vm-101', checkpointId: cps[0]!.CheckpointIdentifier });
     expect((await lab.client.getFlrSession(id))?.FlrSessionIdentifier).toBe(id);
-    lab.zvm.faults.flrSessionShape('object');
+    zvmFaults(lab.zvm).flrSessionShape('object');
     expect((await lab.client.getFlrSession(id))?.FlrSessionIdentifier).toBe(id);
     await lab.client.unmountFlr(id);
   });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { labVmIdentifier } from '../../src/lab/topology.js';
 import { FlrSessionRegistry } from '../../src/zerto/flr-sessions.js';
 import { startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
 const APP01 = labVmIdentifier('lab-vc1', 'vm-101');
@@ -92,7 +93,7 @@ describe('FLR session registry', () => {
     const reg = registry(lab);
     const id = await mount(lab);
     await reg.recordOpened(entry(id));
-    lab.zvm.faults.failRoute('DELETE /v1/flrs/:id', 1, 500);
+    zvmFaults(lab.zvm).failRoute('DELETE /v1/flrs/:id', 1, 500);
     const report = await reg.unmount('lab-zvm', id, { waitMs: 2000 });
     expect(report.status).toBe('failed');
     expect((await reg.list()).sessions[0]).toMatchObject({ session_id: id, opened_by_this_server: true });
@@ -114,7 +115,7 @@ describe('FLR session registry', () => {
 
   it('reports a site that cannot be listed instead of failing the whole listing', async () => {
     lab = await startLab();
-    lab.zvm.faults.failRoute('GET /v1/flrs', 3, 503);
+    zvmFaults(lab.zvm).failRoute('GET /v1/flrs', 3, 503);
     const res = await registry(lab).list();
     expect(res.sessions).toEqual([]);
     expect(res.errors[0]).toMatchObject({ site: 'lab-zvm', code: 'zerto_error' });

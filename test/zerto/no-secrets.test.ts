@@ -8,6 +8,7 @@ import { findProtection } from '../../src/zerto/find-protection.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile } from '../../src/zerto/recover-file.js';
 import { CLIENT_SECRET, startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 let lab: LabHandle | undefined;
 afterEach(async () => {
@@ -41,14 +42,14 @@ describe('secrets stay out of errors and logs', () => {
     // A ZVM whose error body echoes the secrets (a misbehaving proxy): still redacted.
     await lab.client.localSite();
     const token = [...lab.zvm.state.tokens.keys()][0]!;
-    lab.zvm.faults.failRoute('GET /v1/vpgs', 3, 500, `upstream said: Authorization: Bearer ${token} password=${LAB_CREDENTIALS.password}`);
+    zvmFaults(lab.zvm).failRoute('GET /v1/vpgs', 3, 500, `upstream said: Authorization: Bearer ${token} password=${LAB_CREDENTIALS.password}`);
     errors.push(await thrown(() => lab!.client.listVpgs()));
     // Operation failures after a successful login.
     errors.push(await thrown(() => findProtection(lab!.client, 'no-such-vm')));
-    lab.zvm.faults.lateCheckpoint('never');
+    zvmFaults(lab.zvm).lateCheckpoint('never');
     errors.push(await thrown(() => pinTaggedCheckpoint(lab!.client, { vpgs: ['aaaaaaaa-0000-4000-8000-000000000001'], agent: 'a', action: 'b', vm: 'app-01', changeId: 'c', timeoutMs: 400, pollMs: 50 })));
-    lab.zvm.faults.reset();
-    lab.zvm.faults.failDownload(5);
+    zvmFaults(lab.zvm).reset();
+    zvmFaults(lab.zvm).failDownload(5);
     const found = await findProtection(lab.client, labVmIdentifier('lab-vc1', 'vm-101'));
     const pinned = await pinTaggedCheckpoint(lab.client, { vpgs: found.vpgs, agent: 'a', action: 'b', vm: 'app-01', changeId: 'd', pollMs: 40 });
     errors.push(await thrown(() => recoverFile(lab!.client, { protection: found, checkpoint: { tag: pinned.tag }, path: '/etc/app.conf', restoreDir: lab!.tmp, pollMs: 40 })));

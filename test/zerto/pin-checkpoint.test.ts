@@ -3,6 +3,7 @@ import { findProtection } from '../../src/zerto/find-protection.js';
 import { pinTaggedCheckpoint, planTaggedCheckpoint, type PinProgress } from '../../src/zerto/pin-checkpoint.js';
 import { parseTag } from '../../src/zerto/tag.js';
 import { labLocator, startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
 const VPG_CRIT = 'aaaaaaaa-0000-4000-8000-000000000002';
@@ -71,7 +72,7 @@ describe('pinTaggedCheckpoint', () => {
       onProgress: (p) => {
         if (p.stage === 'task' && !expired) {
           expired = true;
-          lab!.zvm.faults.expireTokens();
+          zvmFaults(lab!.zvm).expireTokens();
         }
       },
     });
@@ -82,14 +83,14 @@ describe('pinTaggedCheckpoint', () => {
 
   it('waits for a checkpoint that is listed some time after its task completes', async () => {
     lab = await startLab();
-    lab.zvm.faults.lateCheckpoint(500);
+    zvmFaults(lab.zvm).lateCheckpoint(500);
     const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-5' });
     expect(res.checkpoints[0]!.checkpoint_id).toMatch(/^\d+$/);
   });
 
   it('times out clearly, naming the VPG, when the checkpoint never appears', async () => {
     lab = await startLab();
-    lab.zvm.faults.lateCheckpoint('never');
+    zvmFaults(lab.zvm).lateCheckpoint('never');
     const started = Date.now();
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-6', timeoutMs: 800 }));
     expect(Date.now() - started).toBeLessThan(3000);
@@ -102,7 +103,7 @@ describe('pinTaggedCheckpoint', () => {
 
   it('times out on a task that does not finish in time', async () => {
     lab = await startLab();
-    lab.zvm.faults.slowTasks(10_000);
+    zvmFaults(lab.zvm).slowTasks(10_000);
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-7', timeoutMs: 500 }));
     expect(err.code).toBe('checkpoint_timeout');
     expect(err.message).toMatch(/insert task .* did not complete/);
@@ -110,7 +111,7 @@ describe('pinTaggedCheckpoint', () => {
 
   it('reports a failed insert task with its CompleteReason', async () => {
     lab = await startLab();
-    lab.zvm.faults.failNextTask('InsertTaggedCP', 'VPG is in bitmap sync');
+    zvmFaults(lab.zvm).failNextTask('InsertTaggedCP', 'VPG is in bitmap sync');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-8' }));
     expect(err.code).toBe('checkpoint_failed');
     expect(err.message).toContain('VPG is in bitmap sync');
@@ -129,7 +130,7 @@ describe('pinTaggedCheckpoint', () => {
 
   it('maps the ZVM\'s own refusal of a cloud insert too (Q3), keeping the server\'s words', async () => {
     lab = await startLab();
-    lab.zvm.faults.failRoute(INSERT, 1, 400, 'Tagged checkpoints are not supported when the protected site is Azure');
+    zvmFaults(lab.zvm).failRoute(INSERT, 1, 400, 'Tagged checkpoints are not supported when the protected site is Azure');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-10' }));
     expect(err.code).toBe('checkpoint_failed');
     expect(err.message).toContain("VPG 'vpg-app'");
@@ -153,7 +154,7 @@ describe('pinTaggedCheckpoint', () => {
 
   it('stops waiting when the caller cancels', async () => {
     lab = await startLab();
-    lab.zvm.faults.slowTasks(10_000);
+    zvmFaults(lab.zvm).slowTasks(10_000);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-12', signal: ac.signal }));

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pinTaggedCheckpoint, planTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { parseTag } from '../../src/zerto/tag.js';
 import { startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
 const VPG_CRIT = 'aaaaaaaa-0000-4000-8000-000000000002';
@@ -30,7 +31,7 @@ const base = { agent: 'claude', action: 'edit /etc/app.conf', vm: 'app-01', poll
 describe('pinTaggedCheckpoint after a checkpoint_timeout', () => {
   it('a retry waits for the accepted insert under the same tag; the dry run shows it as pending, not to insert', async () => {
     lab = await startLab();
-    lab.zvm.faults.lateCheckpoint('never');
+    zvmFaults(lab.zvm).lateCheckpoint('never');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-1', timeoutMs: 400 }));
     expect(err.code).toBe('checkpoint_timeout');
     expect(typeof err.details.task_id).toBe('string');
@@ -65,10 +66,10 @@ describe('pinTaggedCheckpoint after a checkpoint_timeout', () => {
 
   it('gives the unconfirmed tag to a VPG the first attempt did not cover', async () => {
     lab = await startLab();
-    lab.zvm.faults.lateCheckpoint('never');
+    zvmFaults(lab.zvm).lateCheckpoint('never');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'p-2', timeoutMs: 300 }));
     const tag = err.details.tag as string;
-    lab.zvm.faults.lateCheckpoint(0);
+    zvmFaults(lab.zvm).lateCheckpoint(0);
     await new Promise((r) => setTimeout(r, 1100));
     listSoon(lab, VPG_APP, 'p-2', 300);
     const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-2', timeoutMs: 3000 });
@@ -81,12 +82,12 @@ describe('pinTaggedCheckpoint after a checkpoint_timeout', () => {
 
   it('inserts again, under the same tag, only when the earlier insert task failed', async () => {
     lab = await startLab();
-    lab.zvm.faults.slowTasks(800);
-    lab.zvm.faults.failNextTask('InsertTaggedCP', 'VPG is in bitmap sync');
+    zvmFaults(lab.zvm).slowTasks(800);
+    zvmFaults(lab.zvm).failNextTask('InsertTaggedCP', 'VPG is in bitmap sync');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'p-3', timeoutMs: 300 }));
     expect(err.code).toBe('checkpoint_timeout');
     const tag = err.details.tag as string;
-    lab.zvm.faults.slowTasks(null);
+    zvmFaults(lab.zvm).slowTasks(null);
     const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'p-3', timeoutMs: 5000 });
     expect(res.tag).toBe(tag);
     expect(res.checkpoints[0]!.reused).toBe(false);

@@ -11,6 +11,7 @@ import { FlrSessionRegistry } from '../../src/zerto/flr-sessions.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile, type RecoverProgress } from '../../src/zerto/recover-file.js';
 import { labLocator, startLab, thrown, type LabHandle } from './support/lab.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const APP01 = labVmIdentifier('lab-vc1', 'vm-101');
 const WIN01 = labVmIdentifier('lab-vc1', 'vm-104');
@@ -66,9 +67,9 @@ describe('recoverFile', () => {
     lab = await startLab();
     const tag = await pin(lab, 'app-01', 'chg-zip');
     lab.guests.write(APP01, '/etc/app.conf', 'bad');
-    lab.zvm.faults.downloadPackaging('zip');
-    lab.zvm.faults.downloadUrl('absolute');
-    lab.zvm.faults.flrSessionShape('object');
+    zvmFaults(lab.zvm).downloadPackaging('zip');
+    zvmFaults(lab.zvm).downloadUrl('absolute');
+    zvmFaults(lab.zvm).flrSessionShape('object');
     const res = await recoverFile(lab.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab.tmp });
     expect(res.packaging).toBe('zip');
     expect(res.content).toBe(ORIGINAL_CONF);
@@ -102,7 +103,7 @@ describe('recoverFile', () => {
   it('always unmounts, and says so, when the download fails', async () => {
     lab = await startLab();
     const tag = await pin(lab, 'app-01', 'chg-dlfail');
-    lab.zvm.faults.failDownload(5);
+    zvmFaults(lab.zvm).failDownload(5);
     const registry = new FlrSessionRegistry({ path: join(lab.tmp, 'flr.json'), clients: new Map([['lab-zvm', lab.client]]) });
     const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab!.tmp, sessionRegistry: registry }));
     expect(err.code).toBe('zerto_error');
@@ -116,7 +117,7 @@ describe('recoverFile', () => {
   it('reports MountFailed as flr_failed and still ends the session', async () => {
     lab = await startLab();
     const tag = await pin(lab, 'app-01', 'chg-mountfail');
-    lab.zvm.faults.failNextTask('FlrJournalMount', 'VRA unreachable');
+    zvmFaults(lab.zvm).failNextTask('FlrJournalMount', 'VRA unreachable');
     const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
     expect(err.code).toBe('flr_failed');
     expect(err.message).toMatch(/MountFailed/);

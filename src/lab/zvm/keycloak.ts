@@ -48,7 +48,7 @@ export function keycloakRoutes(state: LabZvmState, opts: KeycloakOptions): Route
 function issue(state: LabZvmState, res: Parameters<Route['handle']>[0]['res'], opts: KeycloakOptions, principal: string): void {
   // JWT-looking but opaque: nothing in a client may depend on decoding it.
   const token = `eyJ${randomBytes(24).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-  state.tokens.set(token, { expiresAt: Date.now() + opts.tokenLifetimeSec * 1000, epoch: state.faults.tokenEpoch, principal });
+  state.tokens.set(token, { expiresAt: Date.now() + opts.tokenLifetimeSec * 1000, epoch: state.behaviour.tokenEpoch, principal });
   sendJson(res, 200, {
     access_token: token, expires_in: opts.tokenLifetimeSec, refresh_expires_in: 1800,
     refresh_token: `eyJ${randomBytes(32).toString('base64url')}`, token_type: 'Bearer', 'not-before-policy': 0,
@@ -61,6 +61,6 @@ export function checkBearer(state: LabZvmState, authorization: string | undefine
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!m) return null;
   const t = state.tokens.get(m[1]!);
-  if (!t || t.expiresAt <= Date.now() || t.epoch !== state.faults.tokenEpoch) return null;
+  if (!t || t.expiresAt <= Date.now() || t.epoch !== state.behaviour.tokenEpoch) return null;
   return t.principal;
 }

@@ -38,9 +38,10 @@ export function localSite(state: LabZvmState, base: string): Record<string, unkn
   };
 }
 
-export function peerSite(s: LabZertoSite, base: string): Record<string, unknown> {
+/** `withId` false drops `SiteIdentifier`, as the Swagger's PeerSiteApi does (only Link.identifier). */
+export function peerSite(s: LabZertoSite, base: string, withId = true): Record<string, unknown> {
   return {
-    SiteIdentifier: s.siteIdentifier, PeerSiteName: s.name, PairingStatus: 0, Location: 'Lab',
+    ...(withId ? { SiteIdentifier: s.siteIdentifier } : {}), PeerSiteName: s.name, PairingStatus: 0, Location: 'Lab',
     HostName: `zvm.${s.name}.lab.local`, Port: 9071, ProvisionedStorage: 0, UsedStorage: 0,
     IncomingThroughputInMb: 0, OutgoingBandWidth: 0, Version: '10.0.60', SiteType: s.siteType, RegionName: s.siteType === 'Azure' ? 'westeurope' : null,
     Link: { href: `${base}/v1/peersites/${s.siteIdentifier}`, identifier: s.siteIdentifier, rel: null, type: 'PeerSiteApi' },
@@ -96,10 +97,17 @@ export function task(state: LabZvmState, base: string, t: LabTask): Record<strin
 
 export function flrSession(state: LabZvmState, s: LabFlrSession): Record<string, unknown> {
   return {
-    FlrSessionIdentifier: s.id, FlrSessionStatus: state.sessionStatus(s) ?? 'Unmounted', FlrSessionType: 'jflr',
+    FlrSessionIdentifier: s.id, FlrSessionStatus: reportedStatus(state, s), FlrSessionType: 'jflr',
     VmIdentifier: s.vmIdentifier, VmVolumeIdentifier: null, VpgIdentifier: s.vpgId,
     CheckpointIdentifier: s.checkpoint.id, MountTime: isoTime(s.createdAt), SelectedPath: null,
     NumberOfRelatedRunningTasks: 0, RepositoryIdentifier: null, RetentionSetIdentifier: null,
     SiteIdentifier: state.site.siteIdentifier,
   };
+}
+
+/** The status word a client sees: the lab's own, or the unknown word a test put in its place. */
+function reportedStatus(state: LabZvmState, s: LabFlrSession): string | number {
+  const own = state.sessionStatus(s) ?? 'Unmounted';
+  const word = state.behaviour.mountedStatusWord;
+  return own === 'MountCompletedSuccessfully' && word !== null ? word : own;
 }

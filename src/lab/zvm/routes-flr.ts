@@ -1,12 +1,14 @@
 // /v1/flrs: journal file-level restore. A mount is an FlrJournalMount task; browsing and download
-// see the guest's files as they were at the checkpoint's time; the download link is served on
-// this host (relative or absolute per fault), needs the bearer, and dies with the session.
+// see the guest's files as they were at the checkpoint's time, browse one page at a time; the
+// download link is served on this host (relative, or absolute under this or another host name),
+// needs the bearer, and dies with the session. Which ZVM of a site pair mounts FLR for a VPG that
+// replicates between them is a switch (state.flrRefusal), since the evidence is split (Q8).
 
 import { randomUUID } from 'node:crypto';
 import { browse, buildTree, packDownload } from './flr-fs.js';
 import * as render from './render.js';
 import type { LabZvmState } from './state.js';
-import { HttpError, pick, pickString, route, sendBytes, sendJson, type Route } from './wire.js';
+import { HttpError, pick, pickString, queryParam, route, sendBytes, sendJson, type Route } from './wire.js';
 
 export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
   const mounted = (id: string) => {
@@ -24,9 +26,8 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       const cpId = pickString(jflr, 'checkpointIdentifier') ?? '';
       const vpg = state.vpg(vpgId);
       if (!vpg) throw new HttpError(404, `VPG with identifier ${vpgId} was not found`);
-      if (vpg.recoverySite !== state.site.name) {
-        throw new HttpError(400, `File level restore for VPG ${vpg.name} must be run at its recovery site ${vpg.recoverySite}`);
-      }
+      const refusal = state.flrRefusal(vpg);
+      if (refusal) throw new HttpError(400, refusal);
       const row = state.vmRows().find((r) => r.vpg.id === vpg.id && r.vmIdentifier.toLowerCase() === vmId.toLowerCase());
       if (!row) throw new HttpError(400, `VM ${vmId} is not protected by VPG ${vpg.name}`);
       const cp = state.listedCheckpoints(vpg.id).find((c) => c.id === cpId);
@@ -34,7 +35,7 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       sendJson(res, 200, state.mount(vpg.id, row.vmIdentifier, cp, principal).id);
     }),
     route('GET', '/v1/flrs', ({ res, url }) => {
-      const vm = url.searchParams.get('vmIdentifier');
+      const vm = queryParam(url, 'vmIdentifier');
       const list = state.liveSessions().filter((s) => vm === null || s.vmIdentifier.toLowerCase() === vm.toLowerCase());
       sendJson(res, 200, list.map((s) => render.flrSession(state, s)));
     }),
@@ -42,7 +43,7 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       const s = state.session(params[0]!);
       if (!s) throw new HttpError(404, `FLR session ${params[0]} was not found`);
       const one = render.flrSession(state, s);
-      sendJson(res, 200, state.faults.sessionShape === 'array' ? [one] : one);
+      sendJson(res, 200, state.behaviour.sessionShape === 'array' ? [one] : one);
     }),
     route('DELETE', '/v1/flrs/:id', ({ res, params, principal }) => {
       const s = state.session(params[0]!);
@@ -56,22 +57,29 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       if (path.includes('\\')) throw new HttpError(400, 'Backslash is not supported in a path; use /');
       const out = browse(buildTree(state.guests, s.vmIdentifier, s.checkpoint.at), path);
       if (!out) throw new HttpError(400, `The path ${path} does not exist`);
-      sendJson(res, 200, out);
+      // Q10: 1-based pages (INFERRED); no page size asked for means the default, and a larger
+      // size than the maximum is capped, so a client must read on until a page comes back short.
+      const b = state.behaviour;
+      const size = Math.min(positive(pick(body, 'pageSize')) ?? b.browseDefaultPageSize, b.browseMaxPageSize);
+      const page = positive(pick(body, 'pageNumber')) ?? 1;
+      const items = out.PathItems as unknown[];
+      sendJson(res, 200, { ...out, PathItems: items.slice((page - 1) * size, page * size) });
     }),
     route('POST', '/v1/flrs/:id/download', ({ res, params, body }) => {
       const s = mounted(params[0]!);
       const list = pick(body, 'pathList');
       if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'string')) throw new HttpError(400, 'pathList is required');
-      const packed = packDownload(buildTree(state.guests, s.vmIdentifier, s.checkpoint.at), list as string[], state.faults.downloadFormat);
+      const packed = packDownload(buildTree(state.guests, s.vmIdentifier, s.checkpoint.at), list as string[], state.behaviour.downloadFormat);
       if ('missing' in packed) throw new HttpError(400, `The path ${packed.missing} does not exist`);
       const id = `${state.site.siteIdentifier}.${randomUUID()}`;
       state.downloads.set(id, { id, sessionId: s.id, ...packed });
       const rel = `v1/downloads/${id}`;
-      sendJson(res, 200, state.faults.downloadUrlForm === 'absolute' ? `${base()}/${rel}` : rel);
+      const b = state.behaviour;
+      sendJson(res, 200, b.downloadUrlForm === 'absolute' ? `${b.downloadLinkOrigin ?? base()}/${rel}` : rel);
     }),
     route('GET', '/v1/downloads/:id', ({ res, params }) => {
-      if (state.faults.failingDownloads > 0) {
-        state.faults.failingDownloads--;
+      if (state.behaviour.failingDownloads > 0) {
+        state.behaviour.failingDownloads--;
         throw new HttpError(500, 'An error occurred while preparing the download');
       }
       const d = state.downloads.get(params[0]!);
@@ -79,4 +87,9 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       sendBytes(res, d.bytes, d.fileName, d.contentType);
     }),
   ];
+}
+
+function positive(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }

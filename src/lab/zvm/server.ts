@@ -1,6 +1,7 @@
 // startLabZvm: one simulated ZVM appliance (Keycloak + /v1) for one lab Zerto site, on 127.0.0.1
 // over TLS signed by the lab CA (or plain HTTP), recording every route it serves in the shared
-// call log. `faults` makes it misbehave; `state` lets tests look inside.
+// call log. `behaviour` says how it deviates (tests flip it through testing/faults.ts); `state`
+// lets tests look inside.
 
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,10 +11,12 @@ import { fileURLToPath } from 'node:url';
 import type { LabCallLog } from '../call-log.js';
 import type { GuestFileSystems } from '../guest-files.js';
 import type { LabZertoSite } from '../topology.js';
-import { LabZvmFaults } from './faults.js';
+import { LabZvmBehaviour } from './behaviour.js';
+import { LabJournal } from './journal.js';
 import { checkBearer, keycloakRoutes } from './keycloak.js';
 import { flrRoutes } from './routes-flr.js';
 import { protectionRoutes } from './routes-protection.js';
+import { taskRoutes } from './routes-tasks.js';
 import { LabZvmState } from './state.js';
 import { HttpError, readBody, sendError, type Route } from './wire.js';
 
@@ -24,6 +27,11 @@ export interface LabZvmOptions {
   credentials: { user: string; password: string };
   /** Enables client_credentials for any client id other than `zerto-client`. */
   clientSecret?: string;
+  /**
+   * The VPG journals, shared with the other ZVMs of the lab (a VPG's two sites list the same
+   * checkpoints). The owner ticks it through each ZVM; default: a journal of this ZVM's own.
+   */
+  journal?: LabJournal;
   /** HTTPS with the lab certificate (default) or plain HTTP. */
   tls?: boolean;
   callLog?: LabCallLog;
@@ -38,7 +46,7 @@ export interface LabZvmOptions {
 
 export interface LabZvm {
   url: string;
-  faults: LabZvmFaults;
+  behaviour: LabZvmBehaviour;
   state: LabZvmState;
   close(): Promise<void>;
 }
@@ -51,12 +59,14 @@ export const LAB_TLS = {
 };
 
 export async function startLabZvm(opts: LabZvmOptions): Promise<LabZvm> {
-  const faults = new LabZvmFaults();
-  const state = new LabZvmState(opts.site, opts.guests, faults, opts.taskDurationMs ?? 1500);
+  const behaviour = new LabZvmBehaviour();
+  const state = new LabZvmState(opts.site, opts.guests, behaviour, opts.taskDurationMs ?? 1500, opts.journal ?? new LabJournal());
   let baseUrl = '';
   const base = (): string => baseUrl;
   const routes: Route[] = [
     ...keycloakRoutes(state, { credentials: opts.credentials, tokenLifetimeSec: opts.tokenLifetimeSec ?? 300, ...(opts.clientSecret ? { clientSecret: opts.clientSecret } : {}) }),
+    // Before protectionRoutes: `/v1/vpgs/statuses` must not be read as VPG id 'statuses'.
+    ...taskRoutes(state, base),
     ...protectionRoutes(state, base),
     ...flrRoutes(state, base),
   ];
@@ -75,11 +85,11 @@ export async function startLabZvm(opts: LabZvmOptions): Promise<LabZvm> {
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   baseUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timer = setInterval(() => state.autoCheckpoint(), opts.autoCheckpointMs ?? 2000);
+  const timer = setInterval(() => state.tick(), opts.autoCheckpointMs ?? 2000);
   timer.unref();
   return {
     url: baseUrl,
-    faults,
+    behaviour,
     state,
     close: async () => {
       clearInterval(timer);
@@ -104,9 +114,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Route[],
   if (!match) return sendError(res, 404, `No HTTP resource was found that matches the request URI '${url.pathname}'.`);
   const { r, params } = match;
   opts.callLog?.record(`zvm:${state.site.name}`, `${method} ${r.template}`, params[0]);
-  const injected = state.faults.takeRouteFault(`${method} ${r.template}`);
+  const injected = state.behaviour.takeRouteFault(`${method} ${r.template}`);
   if (injected !== null) return sendError(res, injected.status, injected.message);
-  const delay = state.faults.routeDelays.get(`${method} ${r.template}`.toLowerCase());
+  const delay = state.behaviour.routeDelays.get(`${method} ${r.template}`.toLowerCase());
   if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
   if (res.destroyed) return;
   let principal = '';

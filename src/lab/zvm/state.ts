@@ -1,24 +1,15 @@
 // The simulated ZVM's memory: which VPGs this site sees (from the lab topology), their journals
-// (automatic checkpoints every few seconds plus tagged ones), tasks, FLR sessions and download
-// links. Task and session states are computed from the clock when read, so there are no timers to
+// (automatic checkpoints every few seconds plus tagged ones, shared with the paired ZVM through
+// journal.ts), tasks, FLR sessions and download links. Task and session states are computed from the clock when read, so there are no timers to
 // race except the automatic-checkpoint tick.
 
 import { randomUUID } from 'node:crypto';
 import type { GuestFileSystems } from '../guest-files.js';
 import { LAB_VCENTERS, LAB_VPGS, LAB_ZERTO_SITES, labVmIdentifier, type LabVpg, type LabZertoSite } from '../topology.js';
-import type { LabZvmFaults } from './faults.js';
+import type { LabZvmBehaviour } from './behaviour.js';
+import { LabJournal, type LabCheckpoint } from './journal.js';
 
-export interface LabCheckpoint {
-  id: string;
-  vpgId: string;
-  /** Lab clock time the checkpoint captures. */
-  at: number;
-  tag: string | null;
-  /** Q4 guess: 0 automatic, 1 tagged. */
-  type: 0 | 1;
-  /** When it starts to be listed; Infinity = never (failed insert, or the `never` fault). */
-  visibleAt: number;
-}
+export type { LabCheckpoint } from './journal.js';
 
 export interface LabTask {
   id: string;
@@ -61,27 +52,29 @@ export interface LabDownload {
   contentType: string;
 }
 
-const MAX_AUTO_CHECKPOINTS = 5000;
-
 export class LabZvmState {
   readonly vpgs: LabVpg[];
-  readonly checkpoints = new Map<string, LabCheckpoint[]>();
   readonly tasks = new Map<string, LabTask>();
   readonly sessions = new Map<string, LabFlrSession>();
   readonly downloads = new Map<string, LabDownload>();
   /** access token -> expiry (ms) and the fault epoch it was issued in. */
   readonly tokens = new Map<string, { expiresAt: number; epoch: number; principal: string }>();
-  private nextCheckpoint = 40_000;
 
   constructor(
     readonly site: LabZertoSite,
     readonly guests: GuestFileSystems,
-    readonly faults: LabZvmFaults,
+    readonly behaviour: LabZvmBehaviour,
     readonly taskDurationMs: number,
+    readonly journal: LabJournal = new LabJournal(),
   ) {
     this.vpgs = LAB_VPGS.filter((v) => v.protectedSite === site.name || v.recoverySite === site.name);
-    for (const v of this.vpgs) this.checkpoints.set(v.id, []);
+    journal.register(site.name, this.vpgs);
     this.autoCheckpoint();
+  }
+
+  /** VPG id -> its journal (shared with the paired ZVM). */
+  get checkpoints(): Map<string, LabCheckpoint[]> {
+    return this.journal.checkpoints;
   }
 
   static siteByName(name: string): LabZertoSite {
@@ -104,40 +97,50 @@ export class LabZvmState {
   vmRows(): LabVmRef[] {
     return this.vpgs.flatMap((vpg) => vpg.vms.map((m) => ('cloudVm' in m
       ? { vmIdentifier: m.identifier, name: m.cloudVm, vpg }
-      : { vmIdentifier: this.faults.reportedVmIdentifier(labVmIdentifier(m.target, m.moid)), name: vmName(m.target, m.moid), vpg })));
+      : { vmIdentifier: this.behaviour.reportedVmIdentifier(labVmIdentifier(m.target, m.moid)), name: vmName(m.target, m.moid), vpg })));
   }
 
-  /** Adds an automatic checkpoint to every VPG (the timer calls this; tests may too). */
+  /** Adds an automatic checkpoint to every VPG this site sees (tests call this). */
   autoCheckpoint(): void {
-    const at = this.guests.now();
-    for (const v of this.vpgs) {
-      const list = this.checkpoints.get(v.id)!;
-      list.push({ id: String(this.nextCheckpoint++), vpgId: v.id, at, tag: null, type: 0, visibleAt: at });
-      if (list.length > MAX_AUTO_CHECKPOINTS) list.splice(list.findIndex((c) => c.type === 0), 1);
-    }
+    this.journal.autoCheckpoint(this.vpgs.map((v) => v.id), this.guests.now());
+  }
+
+  /** The timer's tick: the VPGs whose journal this site keeps ticking (one tick per VPG per lab). */
+  tick(): void {
+    this.journal.tick(this.site.name, this.guests.now());
   }
 
   /** Checkpoints listed now, oldest first. */
   listedCheckpoints(vpgId: string, now = Date.now()): LabCheckpoint[] {
-    return (this.checkpoints.get(vpgId) ?? []).filter((c) => c.visibleAt <= now).sort((a, b) => a.at - b.at);
+    return this.journal.listed(vpgId, now);
+  }
+
+  /** Whether this ZVM mounts FLR for `vpg`, and why not (Q8: the rule is a lab switch). */
+  flrRefusal(vpg: LabVpg): string | null {
+    if (vpg.protectedSite === vpg.recoverySite) return null;
+    const role = vpg.recoverySite === this.site.name ? 'recovery-site' : 'protected-site';
+    const rule = this.behaviour.remoteFlr;
+    if (rule === 'either' || rule === role) return null;
+    if (rule === 'none') return `File level restore is not available for VPG ${vpg.name}`;
+    const where = rule === 'recovery-site' ? `its recovery site ${vpg.recoverySite}` : `its protected site ${vpg.protectedSite}`;
+    return `File level restore for VPG ${vpg.name} must be run at ${where}`;
   }
 
   insertTagged(vpgId: string, tag: string, initiatedBy: string): LabTask {
     const task = this.startTask('InsertTaggedCP', initiatedBy, { vpgId });
-    const at = this.guests.now();
     const done = task.started + task.durationMs;
-    const delay = this.faults.checkpointDelayMs;
+    const delay = this.behaviour.checkpointDelayMs;
     const visibleAt = task.failReason !== undefined || delay === 'never' ? Number.POSITIVE_INFINITY : done + delay;
-    this.checkpoints.get(vpgId)!.push({ id: String(this.nextCheckpoint++), vpgId, at, tag, type: 1, visibleAt });
+    this.journal.addTagged(vpgId, tag, this.guests.now(), visibleAt);
     return task;
   }
 
   startTask(type: LabTask['type'], initiatedBy: string, about: { vpgId?: string; flrSessionId?: string }): LabTask {
     const task: LabTask = {
       id: `${randomUUID()}.${this.site.siteIdentifier}`, type, started: Date.now(),
-      durationMs: this.faults.taskDurationMs ?? this.taskDurationMs, initiatedBy, ...about,
+      durationMs: this.behaviour.taskDurationMs ?? this.taskDurationMs, initiatedBy, ...about,
     };
-    const fail = this.faults.takeTaskFailure(type);
+    const fail = this.behaviour.takeTaskFailure(type);
     if (fail !== undefined) task.failReason = fail;
     this.tasks.set(task.id, task);
     return task;

@@ -1,5 +1,5 @@
-// HTTP plumbing for the simulated ZVM: routes matched case-insensitively (ASP.NET routing is),
-// JSON bodies whose keys are looked up case-insensitively, `{Message}` error bodies, and bare JSON
+// HTTP plumbing for the simulated ZVM: routes, query-string keys and JSON body keys all matched
+// case-insensitively (ASP.NET model binding is; the Exporter sends `vmname`, `vpgidentifier`), `{Message}` error bodies, and bare JSON
 // string results for action endpoints.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -46,6 +46,13 @@ export async function readBody(req: IncomingMessage, limit = 1024 * 1024): Promi
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A query-string value by case-insensitive key (`vmName`, `vmname`, `VMNAME`); null when absent. */
+export function queryParam(url: URL, name: string): string | null {
+  const lower = name.toLowerCase();
+  for (const [k, v] of url.searchParams) if (k.toLowerCase() === lower) return v;
+  return null;
 }
 
 /** A member of a JSON object by case-insensitive name (`checkpointName` / `CheckpointName`). */

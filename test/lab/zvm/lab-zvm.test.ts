@@ -9,6 +9,7 @@ import { LabCallLog } from '../../../src/lab/call-log.js';
 import { GuestFileSystems } from '../../../src/lab/guest-files.js';
 import { LAB_CREDENTIALS, LAB_ZERTO_SITES, labVmIdentifier } from '../../../src/lab/topology.js';
 import { LAB_TLS, startLabZvm, type LabZvm } from '../../../src/lab/zvm/index.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 const site = LAB_ZERTO_SITES.find((s) => s.name === 'lab-zvm')!;
 const dispatcher = new Agent({ connect: { ca: readFileSync(LAB_TLS.ca, 'utf8') } });
@@ -131,7 +132,7 @@ describe('simulated ZVM', () => {
     const sessionId = mount.json as string;
     expect((await call('GET', `/v1/flrs/${sessionId}`)).json[0].FlrSessionStatus).toBe('MountInProgress');
     for (let i = 0; i < 50 && (await call('GET', `/v1/flrs/${sessionId}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
-    zvm.faults.flrSessionShape('object');
+    zvmFaults(zvm).flrSessionShape('object');
     expect((await call('GET', `/v1/flrs/${sessionId}`)).json.FlrSessionStatus).toBe('MountCompletedSuccessfully');
     const root = await call('POST', `/v1/flrs/${sessionId}/browse`, { path: '' });
     expect(root.json.PathItems.map((p: any) => p.Path)).toEqual(['partition#0 NTFS', 'partition#1 NTFS']);
@@ -144,8 +145,8 @@ describe('simulated ZVM', () => {
     const file = await call('GET', `/${link.json}`);
     expect(file.raw.toString()).toBe('[server]\nport=8443\nthreads=16\n');
     expect(String(file.headers['content-disposition'])).toContain('filename="app.ini"');
-    zvm.faults.downloadPackaging('zip');
-    zvm.faults.downloadUrl('absolute');
+    zvmFaults(zvm).downloadPackaging('zip');
+    zvmFaults(zvm).downloadUrl('absolute');
     const zipLink = await call('POST', `/v1/flrs/${sessionId}/download`, { pathList: ['partition#1 NTFS/app/app.ini'] });
     expect(zipLink.json.startsWith(zvm.url)).toBe(true);
     const zip = await call('GET', zipLink.json.slice(zvm.url.length));
@@ -154,7 +155,7 @@ describe('simulated ZVM', () => {
     expect((await waitTask(del.json)).Type).toBe('FlrJournalUnmount');
     expect((await call('GET', `/v1/flrs/${sessionId}`)).status).toBe(404);
     expect((await call('GET', `/${link.json}`)).status).toBe(404);
-    zvm.faults.reset();
+    zvmFaults(zvm).reset();
   });
 
   it('refuses FLR for a VPG that recovers at another site', async () => {
@@ -165,11 +166,11 @@ describe('simulated ZVM', () => {
   });
 
   it('injects route failures and token expiry', async () => {
-    zvm.faults.failRoute('GET /v1/vpgs', 2, 503);
+    zvmFaults(zvm).failRoute('GET /v1/vpgs', 2, 503);
     expect((await call('GET', '/v1/vpgs')).status).toBe(503);
     expect((await call('GET', '/v1/vpgs')).status).toBe(503);
     expect((await call('GET', '/v1/vpgs')).status).toBe(200);
-    zvm.faults.expireTokens();
+    zvmFaults(zvm).expireTokens();
     expect((await call('GET', '/v1/vpgs')).status).toBe(401);
   });
 });

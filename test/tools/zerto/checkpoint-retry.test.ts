@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { allTagged, callsSince, errorOf, expectTag, journalTagged, mark, ok, POST_CHECKPOINT, waitFor } from './support.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 let h: LabHarness;
 beforeAll(async () => {
@@ -11,7 +12,7 @@ beforeAll(async () => {
   await h.client.listTools();
 });
 afterEach(() => {
-  h.lab.zvms.get('lab-zvm')!.faults.reset();
+  zvmFaults(h.lab.zvms.get('lab-zvm')!).reset();
 });
 afterAll(async () => {
   await h?.close();
@@ -25,7 +26,7 @@ function changeTags(change: string): string[] {
 
 describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () => {
   it('checkpoint listed late: the retry inserts nothing, returns the original tag, one checkpoint per VPG', async () => {
-    const faults = h.lab.zvms.get('lab-zvm')!.faults;
+    const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.lateCheckpoint('never');
     const args = { vm: 'app-01', action: 'edit /etc/app.conf', change_id: 'late-list-1' };
     const first = errorOf(await h.call('zerto_create_tagged_checkpoint', args));
@@ -61,7 +62,7 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
   });
 
   it('insert task still running: a retry that times out again inserts nothing; the next one confirms the same tag', async () => {
-    const faults = h.lab.zvms.get('lab-zvm')!.faults;
+    const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.slowTasks(4000);
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-1' };
     const first = errorOf(await h.call('zerto_create_tagged_checkpoint', args));
@@ -89,7 +90,7 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
   });
 
   it('a retry that arrives while the first task is still running confirms it within its own wait', async () => {
-    const faults = h.lab.zvms.get('lab-zvm')!.faults;
+    const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.slowTasks(2200);
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-2' };
     const first = errorOf(await h.call('zerto_create_tagged_checkpoint', args));

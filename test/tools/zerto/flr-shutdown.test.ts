@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { startLabHarness } from '../../support/lab-harness.js';
 import { ok, waitFor } from './support.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 it('runtime.shutdown() unmounts an FLR session that a confirmed restore still has mounted', async () => {
   const h = await startLabHarness({ zvmTaskMs: 50, taskMs: 20 });
@@ -15,12 +16,12 @@ it('runtime.shutdown() unmounts an FLR session that a confirmed restore still ha
     const statePath = join(h.dir, 'zerto-rewind-flr-sessions.json');
     const recorded = (): string[] => (existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')).sessions.map((s: { session_id: string }) => s.session_id) : []);
 
-    zvm.faults.slowTasks(5_000); // the mount hangs, so the restore is mid-flight at shutdown
+    zvmFaults(zvm).slowTasks(5_000); // the mount hangs, so the restore is mid-flight at shutdown
     const confirming = h.call('confirm_action', { token: proposal.token }).catch((err: unknown) => err);
     await waitFor(() => zvm.state.liveSessions().length === 1 && recorded().length === 1);
     const [session] = zvm.state.liveSessions();
     expect(recorded()).toEqual([session!.id]);
-    zvm.faults.slowTasks(null); // the unmount itself is quick
+    zvmFaults(zvm).slowTasks(null); // the unmount itself is quick
 
     await h.runtime.shutdown();
     expect(zvm.state.liveSessions()).toHaveLength(0);

@@ -8,6 +8,7 @@ import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import {
   allTagged, APP01, auditFor, callsSince, errorOf, expectTag, guestText, journalTagged, mark, ok, POST_CHECKPOINT, WEB02, WIN01,
 } from './support.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 const policy = (extra: { checkpoint?: string; vc1?: string } = {}) => `
 defaults:
@@ -71,7 +72,7 @@ describe('policy checkpoint modes', () => {
     const zvm = h.lab.zvms.get('lab-zvm')!;
     const content = guestText(h, APP01, '/etc/app.conf');
     const before = mark(h);
-    zvm.faults.failRoute('GET /v1/vms', 1_000, 503);
+    zvmFaults(zvm).failRoute('GET /v1/vms', 1_000, 503);
     try {
       const [write, off] = await Promise.all([
         h.call('lab_write_guest_file', { vm: 'app-01', path: '/etc/app.conf', content: 'broken\n' }),
@@ -83,7 +84,7 @@ describe('policy checkpoint modes', () => {
         expect(e.retryable).toBe(true);
       }
     } finally {
-      zvm.faults.reset();
+      zvmFaults(zvm).reset();
     }
     expect(guestText(h, APP01, '/etc/app.conf')).toBe(content);
     expect(callsSince(h, before, 'vcenter:lab-vc1', VSPHERE_CHANGES)).toHaveLength(0);
@@ -232,20 +233,20 @@ describe('zerto_guard_before_mutate', () => {
 describe('Zerto misbehaving mid-wait', () => {
   it('recovers when the bearer token expires while waiting for the checkpoint', async () => {
     const zvm = h.lab.zvms.get('lab-zvm')!;
-    zvm.faults.slowTasks(500);
+    zvmFaults(zvm).slowTasks(500);
     let expiredAt = -1;
     try {
       const r = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'token expiry', change_id: 'tok-1' }, {
         onprogress: () => {
           if (expiredAt < 0) {
             expiredAt = mark(h);
-            zvm.faults.expireTokens();
+            zvmFaults(zvm).expireTokens();
           }
         },
       }));
       expect(r.checkpoints).toHaveLength(2);
     } finally {
-      zvm.faults.reset();
+      zvmFaults(zvm).reset();
     }
     expect(expiredAt).toBeGreaterThan(0);
     expect(callsSince(h, expiredAt, 'zvm:lab-zvm', /openid-connect\/token$/).length).toBeGreaterThanOrEqual(1);
@@ -254,7 +255,7 @@ describe('Zerto misbehaving mid-wait', () => {
   it('a checkpoint that is never listed times out with checkpoint_timeout, and the guarded change does not run', async () => {
     const zvm = h.lab.zvms.get('lab-zvm')!;
     const content = guestText(h, APP01, '/etc/app.conf');
-    zvm.faults.lateCheckpoint('never');
+    zvmFaults(zvm).lateCheckpoint('never');
     try {
       const [cp, guard, write] = await Promise.all([
         h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'late', change_id: 'late-1' }),
@@ -267,7 +268,7 @@ describe('Zerto misbehaving mid-wait', () => {
         expect(e.retryable).toBe(true);
       }
     } finally {
-      zvm.faults.reset();
+      zvmFaults(zvm).reset();
     }
     expect(guestText(h, APP01, '/etc/app.conf')).toBe(content);
   });

@@ -6,6 +6,7 @@ import { LAB_CREDENTIALS } from '../../../src/lab/topology.js';
 import type { Logger } from '../../../src/tools/services.js';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { errorOf, ok } from './support.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 const CLIENT_SECRET = 'lab-client-secret-7d1e9f';
 const logs: string[] = [];
@@ -31,16 +32,16 @@ it('keeps tokens and passwords out of audit lines, results and logs', async () =
   };
   const zvm = h.lab.zvms.get('lab-zvm')!;
 
-  zvm.faults.slowTasks(300);
+  zvmFaults(zvm).slowTasks(300);
   let expired = false;
   const cp = ok(await call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'secrets', change_id: 'sec-1' }, {
     onprogress: () => {
-      if (!expired) zvm.faults.expireTokens();
+      if (!expired) zvmFaults(zvm).expireTokens();
       expired = true;
     },
   }));
-  zvm.faults.reset();
-  zvm.faults.failRoute('GET /v1/vpgs/:id', 1, 502);
+  zvmFaults(zvm).reset();
+  zvmFaults(zvm).failRoute('GET /v1/vpgs/:id', 1, 502);
   ok(await call('zerto_find_protection', { vm: 'app-01.lab.local' }));
   ok(await call('lab_write_guest_file', { vm: 'app-01', path: '/etc/app.conf', content: 'bad\n', change_id: 'sec-1' }));
   // An agent pasting secrets into arguments: they are audited, so they must be redacted there.
@@ -50,10 +51,10 @@ it('keeps tokens and passwords out of audit lines, results and logs', async () =
   ok(await call('zerto_list_flr_sessions', {}));
 
   // Every token stops working and the token endpoint refuses: the error must not echo anything.
-  zvm.faults.expireTokens();
-  zvm.faults.failRoute('POST /auth/realms/zerto/protocol/openid-connect/token', 5, 401, 'invalid_grant');
+  zvmFaults(zvm).expireTokens();
+  zvmFaults(zvm).failRoute('POST /auth/realms/zerto/protocol/openid-connect/token', 5, 401, 'invalid_grant');
   expect(errorOf(await call('zerto_find_protection', { vm: 'app-01' })).code).toMatch(/auth_failed|unreachable|zerto_error/);
-  zvm.faults.reset();
+  zvmFaults(zvm).reset();
 
   const tokens = [...h.lab.zvms.values()].flatMap((z) => [...z.state.tokens.keys()]);
   expect(tokens.length).toBeGreaterThanOrEqual(2);

@@ -9,6 +9,7 @@ import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import {
   allTagged, APP01, callsSince, errorOf, expectTag, guestText, journalTagged, mark, ok, ORIGINAL_CONF, ORIGINAL_INI, POST_CHECKPOINT, vpgId, WIN01,
 } from './support.js';
+import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 let h: LabHarness;
 beforeAll(async () => {
@@ -185,14 +186,14 @@ describe('FLR sessions', () => {
   it('a failed download still unmounts, and the error says so', async () => {
     const cp = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'flr fail test', change_id: 'flr-fail' }));
     const zvm = h.lab.zvms.get('lab-zvm')!;
-    zvm.faults.failDownload(10);
+    zvmFaults(zvm).failDownload(10);
     try {
       const { confirmed } = await recover({ vm: 'app-01', path: '/etc/app.conf', tag: cp.tag });
       const e = errorOf(confirmed);
       expect(e.message).toMatch(/was unmounted/);
       expect((e.details!.unmount as { status: string }).status).toBe('unmounted');
     } finally {
-      zvm.faults.reset();
+      zvmFaults(zvm).reset();
     }
     expect(zvm.state.liveSessions()).toHaveLength(0);
     expect(ok(await h.call('zerto_list_flr_sessions')).sessions).toEqual([]);

@@ -1,0 +1,94 @@
+// How the simulated ZVM behaves where real appliances differ or the evidence is open
+// (reference/zerto-api.md §12, zerto-clients-evidence.md §2). Plain state the routes consult; the
+// defaults are a well-behaved 10.x appliance as far as the evidence goes. `--lab` only ever reads
+// it. Tests flip it through testing/faults.ts, which the shipped lab does not import.
+
+/** Which ZVM accepts FLR for a VPG whose protected and recovery sites differ (Q8, unconfirmed). */
+export type RemoteFlrRule = 'recovery-site' | 'protected-site' | 'either' | 'none';
+
+export interface RouteFault {
+  /** Route template as recorded in the call log, e.g. `GET /v1/vms` or `POST /v1/flrs/:id/download`. */
+  route: string;
+  remaining: number;
+  status: number;
+  message?: string;
+}
+
+export class LabZvmBehaviour {
+  /** Overrides the task duration for tasks started from now on. */
+  taskDurationMs: number | null = null;
+  /** Task types (or '*') whose next task fails, with the CompleteReason to report. */
+  readonly failNext = new Map<string, string>();
+  /** Delay between a tagged insert task completing and the checkpoint being listed. */
+  checkpointDelayMs: number | 'never' = 0;
+  readonly routeFaults: RouteFault[] = [];
+  /** Route template -> extra latency before answering (a hung or overloaded appliance). */
+  readonly routeDelays = new Map<string, number>();
+  /**
+   * GET /v1/tasks/{id} answers 401 to a valid token this many more times (Infinity: always).
+   * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (evidence §2 #1).
+   */
+  taskRouteRefusals = 0;
+  /** Q7: GET /v1/flrs/{id} as a single object or a one-element array. */
+  sessionShape: 'object' | 'array' = 'array';
+  /** Reported instead of `MountCompletedSuccessfully` once mounted (Q13: the 10.x vocabulary is open). */
+  mountedStatusWord: string | number | null = null;
+  /** Q10: browse pages when asked and by default; pageSize above the maximum is capped. */
+  browseDefaultPageSize = 50;
+  browseMaxPageSize = 200;
+  /** Q12: download link relative (`v1/downloads/...`) or absolute. */
+  downloadUrlForm: 'relative' | 'absolute' = 'relative';
+  /** Q12: absolute links name this origin (another host name of the appliance) instead of our own. */
+  downloadLinkOrigin: string | null = null;
+  /** Q12: single-file downloads raw or wrapped in a ZIP. */
+  downloadFormat: 'raw' | 'zip' = 'raw';
+  /** Download GETs left to fail with 500. */
+  failingDownloads = 0;
+  /** Q8: which ZVM mounts FLR for a VPG that replicates to another site (7.x docs: the recovery site). */
+  remoteFlr: RemoteFlrRule = 'recovery-site';
+  /** /v1/vms and /v1/vpgs carry one extra row whose name is null (the Swagger allows it). */
+  nullNameRows = false;
+  /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (evidence §2 #17). */
+  omitPeerSiteIdentifier = false;
+  /** Bumped to expire tokens: tokens issued before are rejected. */
+  tokenEpoch = 0;
+  /**
+   * vCenter instanceUuid -> the server id this ZVM uses in VmIdentifiers instead. Models the
+   * inferred `<instanceUuid>.<moref>` mapping being wrong for a real appliance.
+   */
+  readonly serverIdOverrides = new Map<string, string>();
+
+  /** The VmIdentifier as this ZVM reports it. */
+  reportedVmIdentifier(identifier: string): string {
+    const dot = identifier.lastIndexOf('.');
+    const override = dot > 0 ? this.serverIdOverrides.get(identifier.slice(0, dot).toLowerCase()) : undefined;
+    return override ? `${override}${identifier.slice(dot)}` : identifier;
+  }
+
+  /** Consumes one injected failure for `route`, if any. */
+  takeRouteFault(route: string): { status: number; message: string } | null {
+    const f = this.routeFaults.find((r) => r.route.toLowerCase() === route.toLowerCase() && r.remaining > 0);
+    if (!f) return null;
+    f.remaining--;
+    return { status: f.status, message: f.message ?? `Simulated failure of ${route}` };
+  }
+
+  /** Consumes the failure queued for a task type, if any. */
+  takeTaskFailure(type: string): string | undefined {
+    for (const key of [type, '*']) {
+      const reason = this.failNext.get(key);
+      if (reason !== undefined) {
+        this.failNext.delete(key);
+        return reason;
+      }
+    }
+    return undefined;
+  }
+
+  /** Consumes one "task route refuses a valid token". */
+  takeTaskRouteRefusal(): boolean {
+    if (this.taskRouteRefusals <= 0) return false;
+    this.taskRouteRefusals--;
+    return true;
+  }
+}

@@ -1,0 +1,61 @@
+// The journals of the lab's VPGs, shared by every simulated ZVM that sees a VPG. A real VPG has one
+// journal (at its recovery site) and both paired ZVMs list the same checkpoints with the same
+// identifiers, so a tag inserted through the protected site's ZVM is what FLR mounts at the
+// recovery site's ZVM. One journal per lab; a ZVM started alone gets its own.
+
+import type { LabVpg } from '../topology.js';
+
+export interface LabCheckpoint {
+  id: string;
+  vpgId: string;
+  /** Lab clock time the checkpoint captures. */
+  at: number;
+  tag: string | null;
+  /** Q4 guess: 0 automatic, 1 tagged. */
+  type: 0 | 1;
+  /** When it starts to be listed; Infinity = never (failed insert, or the `never` fault). */
+  visibleAt: number;
+}
+
+const MAX_AUTO_CHECKPOINTS = 5000;
+
+export class LabJournal {
+  readonly checkpoints = new Map<string, LabCheckpoint[]>();
+  /** VPG id -> the site whose timer adds its automatic checkpoints (the first to register). */
+  private readonly tickedBy = new Map<string, string>();
+  private nextCheckpoint = 40_000;
+
+  /** A ZVM joins: it sees these VPGs; a VPG not yet ticked by another ZVM is ticked by this one. */
+  register(site: string, vpgs: LabVpg[]): void {
+    for (const v of vpgs) {
+      if (!this.checkpoints.has(v.id)) this.checkpoints.set(v.id, []);
+      if (!this.tickedBy.has(v.id)) this.tickedBy.set(v.id, site);
+    }
+  }
+
+  /** The automatic-checkpoint timer of `site`: one checkpoint per VPG it ticks. */
+  tick(site: string, at: number): void {
+    this.autoCheckpoint([...this.tickedBy].filter(([, s]) => s === site).map(([id]) => id), at);
+  }
+
+  /** One automatic checkpoint on each of these VPGs, now. */
+  autoCheckpoint(vpgIds: string[], at: number): void {
+    for (const id of vpgIds) {
+      const list = this.checkpoints.get(id);
+      if (!list) continue;
+      list.push({ id: String(this.nextCheckpoint++), vpgId: id, at, tag: null, type: 0, visibleAt: at });
+      if (list.length > MAX_AUTO_CHECKPOINTS) list.splice(list.findIndex((c) => c.type === 0), 1);
+    }
+  }
+
+  addTagged(vpgId: string, tag: string, at: number, visibleAt: number): LabCheckpoint {
+    const cp: LabCheckpoint = { id: String(this.nextCheckpoint++), vpgId, at, tag, type: 1, visibleAt };
+    this.checkpoints.get(vpgId)!.push(cp);
+    return cp;
+  }
+
+  /** Checkpoints listed at `now`, oldest first. */
+  listed(vpgId: string, now: number): LabCheckpoint[] {
+    return (this.checkpoints.get(vpgId) ?? []).filter((c) => c.visibleAt <= now).sort((a, b) => a.at - b.at);
+  }
+}

@@ -1,0 +1,116 @@
+// Test-only switches over a simulated ZVM's behaviour (../behaviour.ts): fault injection and the
+// open questions of reference/zerto-api.md §12 made concrete. Only tests import this; `--lab`
+// runs the defaults. `reset()` returns to a well-behaved ZVM.
+
+import type { LabZvm } from '../server.js';
+import { LabZvmBehaviour, type RemoteFlrRule } from '../behaviour.js';
+
+export class LabZvmFaults {
+  constructor(private readonly b: LabZvmBehaviour) {}
+
+  /** Every token issued so far stops working (as if it expired); clients must log in again. */
+  expireTokens(): void {
+    this.b.tokenEpoch++;
+  }
+
+  slowTasks(ms: number | null): void {
+    this.b.taskDurationMs = ms;
+  }
+
+  /** The next task of `type` (InsertTaggedCP, FlrJournalMount, FlrJournalUnmount, or '*') fails. */
+  failNextTask(type = '*', reason = 'Simulated task failure'): void {
+    this.b.failNext.set(type, reason);
+  }
+
+  /** Tagged checkpoints inserted from now on are listed `ms` after their task completes, or never. */
+  lateCheckpoint(ms: number | 'never'): void {
+    this.b.checkpointDelayMs = ms;
+  }
+
+  /** The next `times` calls of `route` answer `status` with a `{Message}` body. */
+  failRoute(route: string, times: number, status = 500, message?: string): void {
+    this.b.routeFaults.push({ route, remaining: times, status, ...(message ? { message } : {}) });
+  }
+
+  /** Every call of `route` waits `ms` before answering; 0 removes the delay. */
+  delayRoute(route: string, ms: number): void {
+    if (ms > 0) this.b.routeDelays.set(route.toLowerCase(), ms);
+    else this.b.routeDelays.delete(route.toLowerCase());
+  }
+
+  /** GET /v1/tasks/{id} answers 401 to valid tokens, `times` times (default: always). */
+  taskRouteRefusesToken(times = Number.POSITIVE_INFINITY): void {
+    this.b.taskRouteRefusals = times;
+  }
+
+  flrSessionShape(shape: 'object' | 'array'): void {
+    this.b.sessionShape = shape;
+  }
+
+  /** A mounted session reports this status instead of MountCompletedSuccessfully. */
+  mountedStatus(word: string | number | null): void {
+    this.b.mountedStatusWord = word;
+  }
+
+  /** Browse page sizes: the size used when none is asked for, and the most one page holds. */
+  browsePaging(defaultSize: number, maxSize = defaultSize): void {
+    this.b.browseDefaultPageSize = defaultSize;
+    this.b.browseMaxPageSize = maxSize;
+  }
+
+  downloadUrl(form: 'relative' | 'absolute'): void {
+    this.b.downloadUrlForm = form;
+  }
+
+  /** Download links become absolute and name `origin` (e.g. the appliance's FQDN) instead of the lab's own URL. */
+  downloadLinksOn(origin: string | null): void {
+    this.b.downloadLinkOrigin = origin;
+    if (origin) this.b.downloadUrlForm = 'absolute';
+  }
+
+  downloadPackaging(format: 'raw' | 'zip'): void {
+    this.b.downloadFormat = format;
+  }
+
+  /** The next `times` download GETs fail with 500. */
+  failDownload(times = 1): void {
+    this.b.failingDownloads = times;
+  }
+
+  /** Which ZVM mounts FLR for a VPG replicating to another site. Set it on both ZVMs of the pair. */
+  remoteFlr(rule: RemoteFlrRule): void {
+    this.b.remoteFlr = rule;
+  }
+
+  nullNameRows(on = true): void {
+    this.b.nullNameRows = on;
+  }
+
+  omitPeerSiteIdentifier(on = true): void {
+    this.b.omitPeerSiteIdentifier = on;
+  }
+
+  /** VmIdentifiers of VMs on the vCenter with `instanceUuid` use `serverId` instead. */
+  vmIdentifierServerId(instanceUuid: string, serverId: string): void {
+    this.b.serverIdOverrides.set(instanceUuid.toLowerCase(), serverId);
+  }
+
+  /** Back to the defaults of a fresh behaviour (maps and lists emptied in place: routes hold them). */
+  reset(): void {
+    const fresh = new LabZvmBehaviour() as unknown as Record<string, unknown>;
+    const live = this.b as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(fresh)) {
+      // Expired tokens stay expired.
+      if (key === 'tokenEpoch') continue;
+      const current = live[key];
+      if (current instanceof Map) current.clear();
+      else if (Array.isArray(current)) current.length = 0;
+      else live[key] = value;
+    }
+  }
+}
+
+/** The switches of one simulated ZVM. */
+export function zvmFaults(zvm: Pick<LabZvm, 'behaviour'>): LabZvmFaults {
+  return new LabZvmFaults(zvm.behaviour);
+}
