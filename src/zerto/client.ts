@@ -8,9 +8,10 @@ import { TokenManager } from './auth.js';
 import { ZvmHttp, type RawResponse } from './http.js';
 import type { ZertoLogger } from './logger.js';
 import { ZvmRest } from './rest.js';
+import { SILENT_LOGGER } from './logger.js';
 import {
-  ActionResult, CheckpointList, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, Task,
-  Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type PeerSite, type VmRow,
+  ActionResult, CheckpointList, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
+  Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type Listed, type PathItem, type PeerSite, type PointInTime, type VmRow,
 } from './schemas.js';
 import type { ZertoSiteConfig } from './site-config.js';
 
@@ -37,8 +38,20 @@ export interface VmFilter {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * FLR browse paging (Q10, INFERRED): the 10.x DTO has nullable `pageNumber`/`pageSize`, with no
+ * documented base, default or maximum, and no total count in the answer. Pages are taken as
+ * 1-based; a page shorter than the first, an empty page or one that adds nothing new ends the
+ * listing, so a server that caps the size below ours, or ignores pageNumber, still ends.
+ */
+const BROWSE_PAGE_SIZE = 500;
+const MAX_BROWSE_PAGES = 1000;
+
 export class ZvmClient {
   readonly site: ZertoSiteConfig;
+  /** Where this client's operations log (never secrets): FLR and find-protection use it too. */
+  readonly log: ZertoLogger;
+  private warnedForeignLink = false;
   private readonly http: ZvmHttp;
   private readonly auth: TokenManager;
   private readonly rest: ZvmRest;
@@ -47,6 +60,7 @@ export class ZvmClient {
 
   constructor(opts: ZvmClientOptions) {
     this.site = opts.site;
+    this.log = opts.logger ?? SILENT_LOGGER;
     const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.http = new ZvmHttp(opts.site);
     this.auth = new TokenManager({ site: opts.site, http: this.http, secrets: opts.secrets, timeoutMs, ...(opts.logger ? { logger: opts.logger } : {}) });
@@ -69,7 +83,7 @@ export class ZvmClient {
   }
 
   async peerSites(signal?: AbortSignal): Promise<PeerSite[]> {
-    return this.rest.call('GET', '/v1/peersites', { schema: PeerSiteList, signal });
+    return this.rows('/v1/peersites', await this.rest.call('GET', '/v1/peersites', { schema: PeerSiteList, signal }));
   }
 
   /** The local site and its peers, cached: identities and types do not change between calls. */
@@ -78,10 +92,15 @@ export class ZvmClient {
     if (!this.siteCache || now - this.siteCache.at > this.siteCacheMs) {
       const value = (async (): Promise<SiteContext> => {
         const [local, peers] = await Promise.all([this.localSite(signal), this.peerSites(signal)]);
-        return {
-          local: { id: local.SiteIdentifier, name: local.SiteName, type: local.SiteType ?? null },
-          peers: peers.map((p) => ({ id: p.SiteIdentifier, name: p.PeerSiteName ?? p.SiteName ?? p.SiteIdentifier, type: p.SiteType ?? null })),
-        };
+        const localId = local.SiteIdentifier ?? local.Link?.identifier;
+        if (!localId) throw new AppError('zerto_error', `Zerto site '${this.site.name}' did not say its own site identifier (/v1/localsite has neither SiteIdentifier nor Link.identifier).`, { details: { site: this.site.name } });
+        // A peer without SiteIdentifier is named by its link (the Swagger's PeerSiteApi has only that).
+        const known = peers.flatMap((p) => {
+          const id = p.SiteIdentifier ?? p.Link?.identifier;
+          return id ? [{ id, name: p.PeerSiteName ?? p.SiteName ?? id, type: p.SiteType ?? null }] : [];
+        });
+        if (known.length < peers.length) this.log.warn({ site: this.site.name, skipped: peers.length - known.length }, 'peer sites without any identifier were skipped');
+        return { local: { id: localId, name: local.SiteName, type: local.SiteType ?? null }, peers: known };
       })();
       this.siteCache = { at: now, value };
       value.catch(() => {
@@ -92,11 +111,27 @@ export class ZvmClient {
   }
 
   async listVms(filter: VmFilter = {}, signal?: AbortSignal): Promise<VmRow[]> {
-    return this.rest.call('GET', '/v1/vms', { schema: VmRowList, query: { ...filter }, signal });
+    return this.rows('/v1/vms', await this.rest.call('GET', '/v1/vms', { schema: VmRowList, query: { ...filter }, signal }));
   }
 
   async listVpgs(signal?: AbortSignal): Promise<Vpg[]> {
-    return this.rest.call('GET', '/v1/vpgs', { schema: VpgList, signal });
+    return this.rows('/v1/vpgs', await this.rest.call('GET', '/v1/vpgs', { schema: VpgList, signal }));
+  }
+
+  /**
+   * The VM's points in time on one VPG with their FLR eligibility (`CanMount`). Null when this ZVM
+   * does not offer the route (older builds): the caller then learns eligibility from the mount.
+   */
+  async pointsInTime(vmId: string, vpgId: string, range: { startDate?: Date; endDate?: Date } = {}, signal?: AbortSignal): Promise<PointInTime[] | null> {
+    try {
+      return this.rows('/v1/vms/:id/pointsInTime', await this.rest.call('GET', `/v1/vms/${enc(vmId)}/pointsInTime`, {
+        schema: PointInTimeList, signal,
+        query: { vpgIdentifier: vpgId, startDate: range.startDate ? zertoDate(range.startDate) : undefined, endDate: range.endDate ? zertoDate(range.endDate) : undefined },
+      }));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') return null;
+      throw err;
+    }
   }
 
   async getVpg(vpgId: string, signal?: AbortSignal): Promise<Vpg> {
@@ -110,10 +145,10 @@ export class ZvmClient {
   }
 
   async listCheckpoints(vpgId: string, range: { startDate?: Date; endDate?: Date } = {}, signal?: AbortSignal): Promise<Checkpoint[]> {
-    return this.rest.call('GET', `/v1/vpgs/${enc(vpgId)}/checkpoints`, {
+    return this.rows('/v1/vpgs/:id/checkpoints', await this.rest.call('GET', `/v1/vpgs/${enc(vpgId)}/checkpoints`, {
       schema: CheckpointList, signal,
       query: { startDate: range.startDate ? zertoDate(range.startDate) : undefined, endDate: range.endDate ? zertoDate(range.endDate) : undefined },
-    });
+    }));
   }
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
@@ -138,15 +173,28 @@ export class ZvmClient {
   }
 
   async listFlrSessions(filter: { vmIdentifier?: string } = {}, signal?: AbortSignal): Promise<FlrSession[]> {
-    return this.rest.call('GET', '/v1/flrs', { schema: FlrSessionList, query: { ...filter }, signal });
+    return this.rows('/v1/flrs', await this.rest.call('GET', '/v1/flrs', { schema: FlrSessionList, query: { ...filter }, signal }));
   }
 
-  /**
-   * Browses a mounted session; '' lists partitions. Only `path` is sent: Q10 leaves the paging
-   * base unknown, and a wrong pageNumber could silently skip the first page.
-   */
+  /** Browses a mounted session, every page of it (BROWSE_PAGE_SIZE); '' lists partitions. */
   async browseFlr(sessionId: string, path: string, signal?: AbortSignal): Promise<PathInformation> {
-    return this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, { schema: PathInformation, body: { path }, idempotent: true, signal });
+    const items = new Map<string, PathItem>();
+    let main: PathInformation['MainPathItem'];
+    let firstLength = 0;
+    for (let pageNumber = 1; pageNumber <= MAX_BROWSE_PAGES; pageNumber++) {
+      const page = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, {
+        schema: PathInformation, body: { path, pageNumber, pageSize: BROWSE_PAGE_SIZE }, idempotent: true, signal,
+      });
+      main ??= page.MainPathItem;
+      const got = page.PathItems ?? [];
+      const before = items.size;
+      for (const item of got) if (!items.has(item.Path)) items.set(item.Path, item);
+      if (pageNumber === 1) firstLength = got.length;
+      if (got.length === 0 || items.size === before || got.length < firstLength) return { MainPathItem: main ?? null, PathItems: [...items.values()] };
+    }
+    throw new AppError('zerto_error', `Zerto site '${this.site.name}' kept answering pages of FLR folder '${path}' past ${MAX_BROWSE_PAGES * BROWSE_PAGE_SIZE} entries.`, {
+      details: { site: this.site.name, path },
+    });
   }
 
   /** Asks for a download link for the given FLR paths; the link may be relative or absolute (Q12). */
@@ -155,11 +203,27 @@ export class ZvmClient {
     return required(url, this.site.name, 'the download URL');
   }
 
-  /** GETs a download link. The bearer goes only to the ZVM's own origin; never to a third host. */
+  /**
+   * GETs a download link, always from the configured origin: the bearer is never sent anywhere
+   * else. An absolute link naming another host (the appliance's FQDN where the config has its IP,
+   * or any host) is fetched from the configured origin with the link's path, since the ZVM that
+   * issued it is the one this client is configured for (Q12: the link form is undocumented).
+   */
   async fetchDownload(link: string, opts: { signal?: AbortSignal | undefined; maxBytes: number; timeoutMs?: number }): Promise<{ url: string; response: RawResponse }> {
-    const url = resolveDownloadUrl(this.site.url, link);
-    const sameOrigin = new URL(url).origin === new URL(this.site.url).origin;
-    const response = await this.rest.raw(url, { bearer: sameOrigin, signal: opts.signal, maxBytes: opts.maxBytes, timeoutMs: opts.timeoutMs ?? 120_000 });
+    const resolved = new URL(resolveDownloadUrl(this.site.url, link));
+    const origin = new URL(this.site.url).origin;
+    if (resolved.origin !== origin && !this.warnedForeignLink) {
+      this.warnedForeignLink = true;
+      this.log.info({ site: this.site.name, linkHost: resolved.host }, 'download link names another host; fetching its path from the configured ZVM origin');
+    }
+    const url = origin + resolved.pathname + resolved.search;
+    const response = await this.rest.raw(url, { bearer: true, signal: opts.signal, maxBytes: opts.maxBytes, timeoutMs: opts.timeoutMs ?? 120_000 });
+    if (response.status === 401 || response.status === 403) {
+      // The token was fine a moment ago (it just fetched the link): the link is what was refused.
+      throw new AppError('zerto_error', `Zerto site '${this.site.name}' refused its own download link ${resolved.pathname} (HTTP ${response.status}); the link may have expired or be single-use.`, {
+        retryable: true, hint: 'Run the restore again: it asks for a fresh link.', details: { site: this.site.name, status: response.status },
+      });
+    }
     if (response.status < 200 || response.status >= 300) throw this.rest.failure('GET', url, response);
     return { url, response };
   }
@@ -167,6 +231,12 @@ export class ZvmClient {
   /** Unmounts (ends) an FLR session; returns the string the ZVM answers (probably a task id). */
   async unmountFlr(sessionId: string, signal?: AbortSignal): Promise<string | null> {
     return this.rest.call('DELETE', `/v1/flrs/${enc(sessionId)}`, { schema: ActionResult, signal });
+  }
+
+  /** The rows of a lenient list; skipped (unusable) rows are logged with their count. */
+  private rows<T>(route: string, listed: Listed<T>): T[] {
+    if (listed.skipped > 0) this.log.warn({ site: this.site.name, route, skipped: listed.skipped }, 'rows the ZVM sent without a member this server needs were skipped');
+    return listed.items;
   }
 
   /** Logs out of Keycloak and closes sockets. */

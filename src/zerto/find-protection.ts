@@ -59,9 +59,9 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
   if (local.length === 0) {
     // Listed here only because this site recovers it: protected by another site's ZVM.
     const elsewhere = unique(resolved.rows.map((r) => siteRef(r.ProtectedSite, r.ProtectedSiteName ?? r.SourceSite, ctx).name));
-    throw new AppError('not_protected', `VM '${first.VmName}' (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
+    throw new AppError('not_protected', `VM '${nameOf([first])}' (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
       hint: `Tagged checkpoints are inserted where a VM is protected: use the server's Zerto site for ${elsewhere.join(', ')}${elsewhere.some(isCloudName(ctx)) ? ' (a public-cloud site cannot insert tagged checkpoints at all)' : ''}.`,
-      details: { site: site.name, vm: first.VmName, vm_identifier: first.VmIdentifier, protected_elsewhere: elsewhere },
+      details: { site: site.name, vm: nameOf([first]), vm_identifier: first.VmIdentifier, protected_elsewhere: elsewhere },
     });
   }
   const vpgIds = unique(local.map((r) => r.VpgIdentifier));
@@ -70,7 +70,7 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
     return describeVpg(vpg, local.find((r) => r.VpgIdentifier === id), ctx);
   }));
   vpgs.sort((a, b) => a.name.localeCompare(b.name));
-  const vm: FoundProtection['vm'] = { name: local[0]!.VmName, vm_identifier: local[0]!.VmIdentifier };
+  const vm: FoundProtection['vm'] = { name: nameOf(local), vm_identifier: local[0]!.VmIdentifier };
   if (resolved.vsphere) {
     const v = resolved.vsphere;
     vm.vsphere = { target: v.target, moid: v.moid, instance_uuid: v.instanceUuid, ...(v.hostname ? { hostname: v.hostname } : {}), ...(v.ip ? { ip: v.ip } : {}) };
@@ -163,22 +163,43 @@ async function byZertoName(client: ZvmClient, q: string, site: ZertoSiteConfig, 
   return { rows: chosen, matchedBy: 'name', lookup, notes };
 }
 
-/** Rows whose VmName equals the query: exactly first, case-insensitively only if nothing is exact. */
+/**
+ * Rows whose VmName equals the query: exactly first, case-insensitively only if nothing is exact.
+ * Rows without a name (the Swagger allows null) cannot match a name: they are skipped and counted.
+ */
 async function zertoRowsByName(client: ZvmClient, name: string, signal?: AbortSignal): Promise<VmRow[]> {
   const rows = await client.listVms({ vmName: name }, signal);
+  const unnamed = rows.filter((r) => !r.VmName).length;
+  if (unnamed > 0) client.log.warn({ site: client.site.name, unnamed }, 'VM rows without a name were left out of name matching');
   const exact = rows.filter((r) => r.VmName === name);
-  return exact.length > 0 ? exact : rows.filter((r) => r.VmName.toLowerCase() === name.toLowerCase());
+  return exact.length > 0 ? exact : rows.filter((r) => r.VmName?.toLowerCase() === name.toLowerCase());
 }
 
+/** The VM's name as Zerto lists it; its identifier when every row's name is null. */
+function nameOf(rows: VmRow[]): string {
+  return rows.find((r) => r.VmName)?.VmName ?? rows[0]!.VmIdentifier;
+}
+
+/**
+ * The site's vSphere VMs answering to `q`, one per VM: two targets that reach the same vCenter
+ * (same instanceUuid, list_targets' `shares_instance_with`) show the same VM twice, and that is
+ * one VM (one VmIdentifier), kept under the first target in the site's vcenter_targets order.
+ * Two VMs with different identifiers (a clone that kept the guest hostname) stay two.
+ */
 async function locate(locator: VmLocator, q: string, site: ZertoSiteConfig, signal?: AbortSignal): Promise<VmLocatorMatch[]> {
   const found = await locator.resolveHostOrName(q, { targets: site.vcenterTargets, ...(signal ? { signal } : {}) });
-  const seen = new Set<string>();
-  return found.filter((m) => {
-    const key = `${m.target}/${m.moid}`;
-    if (!site.vcenterTargets.includes(m.target) || seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return uniqueVms(found.filter((m) => site.vcenterTargets.includes(m.target)), site.vcenterTargets);
+}
+
+/** One match per VmIdentifier (vCenter instance + moid), preferring the earliest target in `order`. */
+export function uniqueVms(matches: VmLocatorMatch[], order: string[]): VmLocatorMatch[] {
+  const rank = (t: string): number => (order.includes(t) ? order.indexOf(t) : order.length);
+  const byVm = new Map<string, VmLocatorMatch>();
+  for (const m of [...matches].sort((a, b) => rank(a.target) - rank(b.target))) {
+    const key = zertoVmIdentifier(m.instanceUuid, m.moid);
+    if (!byVm.has(key)) byVm.set(key, m);
+  }
+  return [...byVm.values()];
 }
 
 function matchedOn(m: VmLocatorMatch, q: string): NonNullable<VmLocatorMatch['matchedOn']> {
@@ -196,7 +217,7 @@ function ambiguousVsphere(q: string, site: ZertoSiteConfig, ms: VmLocatorMatch[]
 
 function ambiguousZerto(q: string, site: ZertoSiteConfig, rows: VmRow[]): AppError {
   const ids = unique(rows.map((r) => r.VmIdentifier));
-  const candidates = ids.map((id) => ({ vm_identifier: id, name: rows.find((r) => r.VmIdentifier === id)!.VmName, vpgs: unique(rows.filter((r) => r.VmIdentifier === id).map((r) => r.VpgName)) }));
+  const candidates = ids.map((id) => ({ vm_identifier: id, name: nameOf(rows.filter((r) => r.VmIdentifier === id)), vpgs: unique(rows.filter((r) => r.VmIdentifier === id).map((r) => r.VpgName ?? r.VpgIdentifier)) }));
   return new AppError('ambiguous_name', `'${q}' matches ${ids.length} VMs protected at Zerto site '${site.name}': ${ids.join(', ')}.`, {
     hint: 'Pass the VmIdentifier of the one you mean.',
     details: { site: site.name, candidates },

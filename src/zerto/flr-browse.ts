@@ -13,32 +13,54 @@ import { flrBaseName, labelDrive, labelHasDrive, orderPartitions, sameName, type
 import type { FlrSession, PathItem } from './schemas.js';
 import { sleep } from './sleep.js';
 
-/** Q13: 7.x says MountCompletedSuccessfully; the 5.x UI said MountReady. Both mean usable. */
-const MOUNTED = /^(MountCompletedSuccessfully|MountReady|Mounted)$/i;
-const FAILED = /fail/i;
+/**
+ * Every FlrSessionStatus word the evidence documents (Q13: the 10.x Swagger makes it a plain string
+ * with no enum). 7.x docs: MountInProgress, MountCompletedSuccessfully, MountFailed (list cut off
+ * there); the 5.x UI: NotMounted, MountInProgress, MountReady, UnmountInProgress; the lab adds the
+ * unmount pair by analogy (INFERRED). Anything else is unknown: logged once, reported, waited on
+ * until the caller's bounded mount timeout, whose error names the word.
+ */
+const STATUS_MEANING: Record<string, 'mounted' | 'mounting' | 'failed' | 'unmounting'> = {
+  mountcompletedsuccessfully: 'mounted', mountready: 'mounted', mounted: 'mounted',
+  mountinprogress: 'mounting', notmounted: 'mounting',
+  mountfailed: 'failed',
+  unmountinprogress: 'unmounting', unmountfailed: 'unmounting', unmounted: 'unmounting',
+};
+const KNOWN = Object.keys(STATUS_MEANING).join(', ');
 
 export async function waitForMount(
   client: ZvmClient, sessionId: string,
-  opts: { deadline: number; pollMs: number; signal?: AbortSignal | undefined; onPoll?: (status: string) => void },
+  opts: { deadline: number; pollMs: number; signal?: AbortSignal | undefined; onPoll?: (status: string) => void; timeoutMs?: number },
 ): Promise<FlrSession> {
-  let last: string;
+  const site = client.site.name;
+  let unknownSeen: string | undefined;
   for (;;) {
     const s = await client.getFlrSession(sessionId, opts.signal);
-    if (!s) throw new AppError('flr_failed', `FLR session ${sessionId} disappeared from Zerto site '${client.site.name}' while mounting.`, { retryable: true });
-    last = String(s.FlrSessionStatus ?? 'unknown');
-    opts.onPoll?.(last);
-    if (MOUNTED.test(last)) return s;
-    if (FAILED.test(last)) {
-      throw new AppError('flr_failed', `Zerto could not mount the checkpoint for file-level restore (session ${sessionId}: ${last}).`, {
+    if (!s) throw new AppError('flr_failed', `FLR session ${sessionId} disappeared from Zerto site '${site}' while mounting.`, { retryable: true });
+    const last = String(s.FlrSessionStatus ?? 'unknown');
+    const meaning = STATUS_MEANING[last.toLowerCase()] ?? (/fail/i.test(last) ? 'failed' : undefined);
+    if (meaning === 'mounted') return s;
+    if (meaning === 'failed' || meaning === 'unmounting') {
+      const why = meaning === 'failed' ? 'Zerto could not mount the checkpoint for file-level restore' : 'The FLR session is being unmounted (by someone else) before it was used';
+      throw new AppError('flr_failed', `${why} (session ${sessionId}: ${last}).`, {
         retryable: true,
         hint: 'Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.',
-        details: { site: client.site.name, session_id: sessionId, status: last },
+        details: { site, session_id: sessionId, status: last },
       });
     }
+    if (!meaning && unknownSeen !== last) {
+      unknownSeen = last;
+      client.log.warn({ site, session_id: sessionId, status: last }, 'unknown FLR session status; waiting for a known one until the mount timeout');
+    }
+    opts.onPoll?.(meaning ? last : `${last} (a status this server does not know)`);
     const remaining = opts.deadline - Date.now();
     if (remaining <= 0) {
-      throw new AppError('flr_failed', `The FLR mount of session ${sessionId} did not complete in time (last status ${last}).`, {
-        retryable: true, details: { site: client.site.name, session_id: sessionId, status: last },
+      const after = opts.timeoutMs ? ` within ${Math.round(opts.timeoutMs / 1000)} s` : ' in time';
+      const said = meaning ? `last status ${last}` : `the ZVM kept reporting status '${last}', which this server does not know (known: ${KNOWN})`;
+      throw new AppError('flr_failed', `The FLR mount of session ${sessionId} did not complete${after}: ${said}.`, {
+        retryable: true,
+        ...(meaning ? {} : { hint: 'Report this status word with the ZVM version: it may mean the mount is ready.' }),
+        details: { site, session_id: sessionId, status: last, known_status: meaning !== undefined },
       });
     }
     await sleep(Math.min(opts.pollMs, remaining), opts.signal);

@@ -32,6 +32,7 @@ export async function unmountFlrSession(client: ZvmClient, sessionId: string, op
     const outcome = await waitForTask(client, taskId, { deadline: Date.now() + opts.waitMs, pollMs: opts.pollMs ?? 500, signal: AbortSignal.timeout(opts.waitMs + 5_000) });
     if (outcome.kind === 'completed' || outcome.kind === 'gone') return { site, session_id: sessionId, status: 'unmounted', task_id: taskId };
     if (outcome.kind === 'failed') return { site, session_id: sessionId, status: 'failed', task_id: taskId, message: outcome.reason };
+    if (outcome.kind === 'unreadable') return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: `the unmount was accepted; its task could not be read (HTTP ${outcome.status})` };
     return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: 'the unmount task is still running' };
   } catch (err) {
     return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: err instanceof AppError ? err.message : String(err) };

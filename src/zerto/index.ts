@@ -4,7 +4,7 @@ export { withSiteDefaults, DEFAULT_ZERTO_CLIENT_ID, type ZertoSiteConfig } from 
 export type { ZertoLogger } from './logger.js';
 export type { VmLocator, VmLocatorMatch } from './vm-locator.js';
 export { zertoVmIdentifier, parseZertoVmIdentifier, looksLikeVmIdentifier } from './vm-identity.js';
-export { findProtection, type FindProtectionOptions, type FoundProtection, type MatchedBy } from './find-protection.js';
+export { findProtection, uniqueVms, type FindProtectionOptions, type FoundProtection, type MatchedBy } from './find-protection.js';
 export type { ProtectingVpg, SiteRef } from './vpg-facts.js';
 export { formatTag, parseTag, sameChange, tagTime, type TagParts } from './tag.js';
 export {
@@ -12,6 +12,7 @@ export {
   type PinArgs, type PinDryRun, type PinnedCheckpoint, type PinProgress, type PinResult,
 } from './pin-checkpoint.js';
 export type { PinRequest, VpgInput } from './checkpoint-plan.js';
+export { chooseFlrCheckpoint, mountWhereAccepted, siteClientLookup, type CheckpointQuery, type FlrAttempt, type SiteClientLookup } from './flr-site.js';
 export { recoverFile, type RecoverFileArgs, type RecoverFileResult, type RecoverProgress } from './recover-file.js';
 export { FlrSessionRegistry, type ClientLookup, type FlrSessionRegistryOptions, type FlrSessionView } from './flr-sessions.js';
 export { unmountFlrSession, type UnmountReport } from './flr-unmount.js';

@@ -182,7 +182,9 @@ async function confirmInsert(
     const p = outcome.last?.Status.Progress;
     throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' did not complete within ${secs(args.timeoutMs)}${p === undefined || p === null ? '' : ` (at ${p}%)`}`, v, site, tag, taskId);
   }
-  report(v, 'listing', 80, `VPG ${v.vpg}: task done, waiting for the checkpoint to be listed`);
+  // A task route that refused (or forgot the task) says nothing about the checkpoint: the listing decides.
+  const taskNote = outcome.kind === 'unreadable' ? ` (its task could not be read: HTTP ${outcome.status})` : outcome.kind === 'gone' ? ' (its task is no longer known)' : '';
+  report(v, 'listing', 80, `VPG ${v.vpg}: ${outcome.kind === 'completed' ? 'task done' : `task unreadable${taskNote}`}, waiting for the checkpoint to be listed`);
   const startDate = new Date(insertedAt - SKEW_MS);
   for (;;) {
     const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === tag);
@@ -194,7 +196,8 @@ async function confirmInsert(
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
-      throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' completed, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, tag, taskId);
+      const done = outcome.kind === 'completed' ? 'completed' : `was accepted${taskNote}`;
+      throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' ${done}, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, tag, taskId);
     }
     await sleep(Math.min(pollMs, remaining), args.signal);
   }

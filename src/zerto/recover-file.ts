@@ -1,6 +1,6 @@
-// File-level restore of one guest file from a checkpoint: pick the locally replicated VPG, mount
-// the checkpoint (journal FLR), find the file on the mounted partitions, download it, and ALWAYS
-// unmount, reporting how the unmount went. Nothing is written into the guest: small UTF-8 text
+// File-level restore of one guest file from a checkpoint: pick the VPG and checkpoint, mount it
+// (journal FLR) at whichever ZVM accepts it (flr-site.ts), find the file on the mounted partitions,
+// download it, and ALWAYS unmount, reporting how the unmount went. Nothing is written into the guest: small UTF-8 text
 // comes back inline, anything else is saved under restore_dir for a human to put back.
 
 import { createHash } from 'node:crypto';
@@ -13,12 +13,11 @@ import { locateGuestFile, waitForMount } from './flr-browse.js';
 import type { FlrSessionRegistry } from './flr-sessions.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 import { findProtection, type FoundProtection } from './find-protection.js';
+import { chooseFlrCheckpoint, mountWhereAccepted, type SiteClientLookup } from './flr-site.js';
 import { parseGuestPath } from './guest-path.js';
 import { header } from './auth.js';
 import type { Checkpoint } from './schemas.js';
-import { tagDate } from './tag.js';
 import type { VmLocator } from './vm-locator.js';
-import type { ProtectingVpg } from './vpg-facts.js';
 
 export interface RecoverProgress {
   stage: 'mounting' | 'browsing' | 'downloading' | 'unmounting' | 'done';
@@ -30,7 +29,7 @@ export interface RecoverFileArgs {
   vm?: string;
   /** ... or an already resolved protection (the tool layer resolved it at proposal time). */
   protection?: FoundProtection;
-  /** VPG name or id; default: the locally replicated VPG that lists the checkpoint. */
+  /** VPG name or id; default: the first VPG (by name) that lists the checkpoint. */
   vpg?: string;
   /**
    * The checkpoint by tag and/or id. `timestamp` (as listed, e.g. from a proposal) narrows the
@@ -47,10 +46,12 @@ export interface RecoverFileArgs {
   partition?: string;
   restoreDir: string;
   locator?: VmLocator;
+  /** The configured ZVM of a VPG's recovery site, tried when the first ZVM refuses to mount. */
+  recoverySite?: SiteClientLookup;
   sessionRegistry?: FlrSessionRegistry;
   signal?: AbortSignal;
   onProgress?: (p: RecoverProgress) => void;
-  /** Bound for the mount. Default 300 s. */
+  /** Bound for the mount (and for waiting on a status word this server does not know). Default 300 s. */
   mountTimeoutMs?: number;
   pollMs?: number;
   /** Text up to this size is returned inline. Default 64 KiB. */
@@ -82,13 +83,17 @@ export interface RecoverFileResult {
 export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Promise<RecoverFileResult> {
   const gp = parseGuestPath(args.path);
   if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
-  const site = client.site.name;
   const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, ...(args.signal ? { signal: args.signal } : {}) }));
-  const { vpg, checkpoint } = await chooseVpgAndCheckpoint(client, protection, args);
+  const { vpg, checkpoint } = await chooseFlrCheckpoint(() => client, protection.vm.name, protection.vpgs, { vpg: args.vpg, checkpoint: args.checkpoint }, args.signal);
   const progress = (stage: RecoverProgress['stage'], message: string): void => args.onProgress?.({ stage, message });
 
   progress('mounting', `Mounting checkpoint ${checkpoint.CheckpointIdentifier} of VPG ${vpg.name}`);
-  const sessionId = await client.mountFlr({ vpgId: vpg.id, vmId: protection.vm.vm_identifier, checkpointId: checkpoint.CheckpointIdentifier }, args.signal);
+  // From here on `flr` is the ZVM that holds the session: browse, download and unmount go there.
+  const mount = await mountWhereAccepted(client, vpg, protection.vm.vm_identifier, checkpoint, {
+    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m),
+  });
+  const { sessionId, client: flr } = mount;
+  const site = flr.site.name;
   await args.sessionRegistry?.recordOpened({
     site, session_id: sessionId, vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier,
     vpg: vpg.name, vpg_id: vpg.id, checkpoint_id: checkpoint.CheckpointIdentifier,
@@ -99,15 +104,15 @@ export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Pro
   let result: Omit<RecoverFileResult, 'unmount'> | undefined;
   let failure: unknown;
   try {
-    await waitForMount(client, sessionId, {
-      deadline: Date.now() + (args.mountTimeoutMs ?? 300_000), pollMs: args.pollMs ?? 1000, signal: args.signal,
+    await waitForMount(flr, sessionId, {
+      deadline: Date.now() + (args.mountTimeoutMs ?? 300_000), timeoutMs: args.mountTimeoutMs ?? 300_000, pollMs: args.pollMs ?? 1000, signal: args.signal,
       onPoll: (s) => progress('mounting', `FLR session ${sessionId}: ${s}`),
     });
     progress('browsing', `Looking for ${gp.original}`);
-    const located = await locateGuestFile(client, sessionId, gp, { partition: args.partition, signal: args.signal });
+    const located = await locateGuestFile(flr, sessionId, gp, { partition: args.partition, signal: args.signal });
     progress('downloading', `Downloading ${located.item.Path}`);
-    const link = await client.requestFlrDownload(sessionId, [located.item.Path], args.signal);
-    const { response } = await client.fetchDownload(link, { signal: args.signal, maxBytes: args.maxBytes ?? 1024 ** 3 });
+    const link = await flr.requestFlrDownload(sessionId, [located.item.Path], args.signal);
+    const { response } = await flr.fetchDownload(link, { signal: args.signal, maxBytes: args.maxBytes ?? 1024 ** 3 });
     const file = extractDownloadedFile(new Uint8Array(response.body), {
       contentType: header(response.headers['content-type']), contentDisposition: header(response.headers['content-disposition']),
       wantedName: gp.fileName, caseInsensitive: gp.os === 'windows',
@@ -123,60 +128,10 @@ export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Pro
     failure = err;
   }
   progress('unmounting', `Unmounting FLR session ${sessionId}`);
-  const unmount = await unmountSession(client, sessionId, args);
+  const unmount = await unmountSession(flr, sessionId, args);
   progress('done', unmount.status === 'failed' ? `Unmount failed: ${unmount.message ?? ''}` : 'FLR session unmounted');
   if (result) return { ...result, unmount };
   throw withUnmount(failure, unmount);
-}
-
-async function chooseVpgAndCheckpoint(client: ZvmClient, p: FoundProtection, args: RecoverFileArgs): Promise<{ vpg: ProtectingVpg; checkpoint: Checkpoint }> {
-  let candidates = p.vpgs;
-  if (args.vpg) {
-    const want = args.vpg.toLowerCase();
-    candidates = p.vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
-    if (candidates.length === 0) {
-      throw new AppError('not_found', `VPG '${args.vpg}' does not protect VM '${p.vm.name}' at site '${p.site.name}'; it is protected by ${p.vpgs.map((v) => v.name).join(', ')}.`);
-    }
-  }
-  const usable = candidates.filter((v) => v.flr_possible);
-  if (usable.length === 0) {
-    const why = candidates.map((v) => `VPG '${v.name}': ${v.flr_reason}`).join('; ');
-    const sites = [...new Set(candidates.filter((v) => !v.locally_replicated).map((v) => v.recovery_site.name))];
-    throw new AppError('flr_failed', `File-level restore of '${p.vm.name}' is not possible from site '${p.site.name}': ${why}.`, {
-      retryable: false,
-      hint: sites.length > 0 ? `Only locally replicated VPGs are supported. FLR for this VM would have to run at ${sites.map((s) => `'${s}'`).join(', ')}, in the Zerto UI of that site.` : undefined,
-      details: { site: p.site.name, vpgs: candidates.map((v) => ({ vpg: v.name, reason: v.flr_reason, recovery_site: v.recovery_site.name })) },
-    });
-  }
-  const tried: string[] = [];
-  for (const vpg of usable) {
-    const cp = await findCheckpoint(client, vpg.id, args);
-    if (cp) return { vpg, checkpoint: cp };
-    tried.push(vpg.name);
-  }
-  const what = args.checkpoint.id ? `checkpoint id ${args.checkpoint.id}` : `checkpoint tagged '${args.checkpoint.tag}'`;
-  throw new AppError('not_found', `No ${what} is listed on VPG ${tried.map((t) => `'${t}'`).join(', ')} at site '${p.site.name}'.`, {
-    hint: 'The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs; list the checkpoints to check.',
-  });
-}
-
-/** Either side of a known checkpoint timestamp: absorbs rounding of the date filter. */
-const TIMESTAMP_WINDOW_MS = 2 * 60_000;
-
-async function findCheckpoint(client: ZvmClient, vpgId: string, args: RecoverFileArgs): Promise<Checkpoint | undefined> {
-  const { id, tag, timestamp } = args.checkpoint;
-  const match = (list: Checkpoint[]): Checkpoint | undefined => list
-    .filter((c) => (id ? c.CheckpointIdentifier === id : true) && (tag ? c.Tag === tag : true))
-    .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
-  const ts = timestamp ? Date.parse(timestamp) : Number.NaN;
-  if (!Number.isNaN(ts)) {
-    // Known time (the proposal listed it): a small window, not the whole journal.
-    const near = match(await client.listCheckpoints(vpgId, { startDate: new Date(ts - TIMESTAMP_WINDOW_MS), endDate: new Date(ts + TIMESTAMP_WINDOW_MS) }, args.signal));
-    if (near) return near;
-  }
-  // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
-  const at = tag ? tagDate(tag) : null;
-  return match(await client.listCheckpoints(vpgId, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, args.signal));
 }
 
 async function deliver(

@@ -18,6 +18,25 @@ function keyed<S extends z.ZodRawShape>(shape: S) {
 }
 
 const str = z.string().nullable().optional();
+
+/**
+ * An array whose unusable rows (a member we act on missing or mistyped) are skipped and counted
+ * rather than failing the whole list: one odd row must not hide every other VM or VPG.
+ */
+export function lenientList<T>(item: z.ZodType<T>) {
+  return z.array(z.unknown()).transform((rows) => {
+    const items: T[] = [];
+    for (const row of rows) {
+      const parsed = item.safeParse(row);
+      if (parsed.success) items.push(parsed.data);
+    }
+    return { items, skipped: rows.length - items.length };
+  });
+}
+export interface Listed<T> {
+  items: T[];
+  skipped: number;
+}
 const idString = z.union([z.string(), z.number()]).transform((v) => String(v));
 /** Enum members are integers on 10.x; some filters and old builds use the names. */
 const enumValue = z.union([z.number(), z.string()]).nullable().optional();
@@ -26,7 +45,9 @@ export const SiteLink = keyed({ identifier: str, href: str, type: str, rel: str 
 export type SiteLink = z.infer<typeof SiteLink>;
 
 export const LocalSite = keyed({
-  SiteIdentifier: z.string(),
+  // Real clients read SiteIdentifier; the Swagger omits it and has only Link.identifier (evidence #17).
+  SiteIdentifier: str,
+  Link: SiteLink.nullable().optional(),
   SiteName: z.string(),
   SiteType: str,
   Version: str,
@@ -35,7 +56,9 @@ export const LocalSite = keyed({
 export type LocalSite = z.infer<typeof LocalSite>;
 
 export const PeerSite = keyed({
-  SiteIdentifier: z.string(),
+  // Missing in the Swagger's PeerSiteApi (a Zerto employee's example reads it): Link.identifier is the fallback.
+  SiteIdentifier: str,
+  Link: SiteLink.nullable().optional(),
   PeerSiteName: str,
   SiteName: str,
   SiteType: str,
@@ -43,15 +66,17 @@ export const PeerSite = keyed({
   PairingStatus: enumValue,
 });
 export type PeerSite = z.infer<typeof PeerSite>;
-export const PeerSiteList = z.array(PeerSite);
+export const PeerSiteList = lenientList(PeerSite);
 
 const Entities = keyed({ Protected: enumValue, Recovery: enumValue });
 
 export const VmRow = keyed({
   VmIdentifier: z.string(),
-  VmName: z.string(),
+  // Nullable in the Swagger (the .NET default for strings): such a row still protects its VM, so it
+  // is kept for identifier lookups and left out of name matching (find-protection counts it).
+  VmName: str,
   VpgIdentifier: z.string(),
-  VpgName: z.string(),
+  VpgName: str,
   ProtectedSite: SiteLink.nullable().optional(),
   RecoverySite: SiteLink.nullable().optional(),
   ProtectedSiteName: str,
@@ -64,11 +89,11 @@ export const VmRow = keyed({
   EnabledActions: keyed({ IsFlrEnabled: z.boolean().nullable().optional() }).nullable().optional(),
 });
 export type VmRow = z.infer<typeof VmRow>;
-export const VmRowList = z.array(VmRow);
+export const VmRowList = lenientList(VmRow);
 
 export const Vpg = keyed({
   VpgIdentifier: z.string(),
-  VpgName: z.string(),
+  VpgName: str,
   Status: enumValue,
   StatusDescription: str,
   SubStatus: enumValue,
@@ -81,7 +106,7 @@ export const Vpg = keyed({
   Entities: Entities.nullable().optional(),
 });
 export type Vpg = z.infer<typeof Vpg>;
-export const VpgList = z.array(Vpg);
+export const VpgList = lenientList(Vpg);
 
 export const Checkpoint = keyed({
   CheckpointIdentifier: idString,
@@ -90,7 +115,7 @@ export const Checkpoint = keyed({
   Type: enumValue,
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
-export const CheckpointList = z.array(Checkpoint);
+export const CheckpointList = lenientList(Checkpoint);
 
 export const Task = keyed({
   TaskIdentifier: str,
@@ -101,6 +126,17 @@ export const Task = keyed({
   Completed: str,
 });
 export type Task = z.infer<typeof Task>;
+
+/**
+ * One row of GET /v1/vms/{id}/pointsInTime: Zerto's documented per-checkpoint FLR eligibility
+ * (`CanMount.IsAllowed` and `Reason`, CONFIRMED by the Swagger; PascalCase INFERRED).
+ */
+export const PointInTime = keyed({
+  Checkpoint: Checkpoint.nullable().optional(),
+  CanMount: keyed({ IsAllowed: z.boolean().nullable().optional(), Reason: str }).nullable().optional(),
+});
+export type PointInTime = z.infer<typeof PointInTime>;
+export const PointInTimeList = lenientList(PointInTime);
 
 export const FlrSession = keyed({
   FlrSessionIdentifier: z.string(),
@@ -114,7 +150,7 @@ export const FlrSession = keyed({
   SiteIdentifier: str,
 });
 export type FlrSession = z.infer<typeof FlrSession>;
-export const FlrSessionList = z.array(FlrSession);
+export const FlrSessionList = lenientList(FlrSession);
 
 /**
  * Q7: GET /v1/flrs/{id} is an array in the 10.x Swagger but a single object in the 7.x docs.
@@ -134,7 +170,7 @@ export type PathItem = z.infer<typeof PathItem>;
 
 export const PathInformation = keyed({
   MainPathItem: PathItem.nullable().optional(),
-  PathItems: z.array(PathItem).nullable().optional(),
+  PathItems: lenientList(PathItem).transform((l) => l.items).nullable().optional(),
 });
 export type PathInformation = z.infer<typeof PathInformation>;
 

@@ -2,6 +2,13 @@
 // 5 Stopped, 6 Completed (with Progress 100). The wait is bounded by a deadline the caller owns, so
 // one budget covers the task and whatever follows it; the caller turns the outcome into its own
 // error (checkpoint_failed, flr_failed ...).
+//
+// The task route is not trusted to answer (Q6): zvml-python-sdk keeps polling through a 401 on it
+// ("task may be completed and no longer accessible") and through a 404. Whether a real ZVM really
+// refuses a valid token there is INFERRED from that SDK alone. So any refusal of the route itself
+// (401 after the one re-login rest.ts does, 400, 403, 404, 5xx after its retries) ends the task
+// wait as `unreadable` and the caller decides by the effect it waits for (the tag being listed).
+// Only a refused login (the token endpoint rejecting the credentials) stays an auth failure.
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
@@ -13,7 +20,9 @@ export type TaskOutcome =
   | { kind: 'failed'; task: Task; reason: string }
   | { kind: 'timeout'; last: Task | null }
   /** 404: the task aged out or lives on another site (Q6); the caller checks the effect instead. */
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  /** The route refused (401 with a fresh token, 400, 403, 5xx): the caller checks the effect instead. */
+  | { kind: 'unreadable'; status: number; message: string };
 
 export interface TaskWaitOptions {
   deadline: number;
@@ -30,7 +39,9 @@ export async function waitForTask(client: ZvmClient, taskId: string, opts: TaskW
     try {
       last = await client.getTask(taskId, opts.signal);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') return { kind: 'gone' };
+      const refused = routeRefusal(err);
+      if (refused?.status === 404) return { kind: 'gone' };
+      if (refused) return { kind: 'unreadable', ...refused };
       throw err;
     }
     opts.onPoll?.(last);
@@ -49,4 +60,15 @@ export async function waitForTask(client: ZvmClient, taskId: string, opts: TaskW
 /** A task identifier is `<taskGuid>.<siteGuid>`; anything else from DELETE is not a task. */
 export function looksLikeTaskId(value: string | null): value is string {
   return !!value && /^[0-9a-f-]{36}\.[0-9a-f-]{36}$/i.test(value);
+}
+
+/**
+ * The status of a /v1 route's own refusal, or null for anything else: a login the token endpoint
+ * refused (no route in its details), a network failure, a cancel, a parse failure.
+ */
+function routeRefusal(err: unknown): { status: number; message: string } | null {
+  if (!(err instanceof AppError) || typeof err.details?.route !== 'string') return null;
+  const status = err.details.status;
+  if (typeof status !== 'number') return null;
+  return status === 400 || status === 401 || status === 403 || status === 404 || status >= 500 ? { status, message: err.message } : null;
 }

@@ -1,6 +1,6 @@
 // What an agent needs to know about a VPG before acting on it, derived from one VPG (and the VM's
-// row) plus the site context: which sites it joins, whether it replicates locally (FLR is only
-// supported then), and whether its protected side is a public cloud (tagged checkpoints cannot be
+// row) plus the site context: which sites it joins, whether it replicates locally, where FLR would
+// be tried (flr-site.ts), and whether its protected side is a public cloud (tagged checkpoints cannot be
 // inserted there). Pure functions: the I/O happens in find-protection and pin-checkpoint.
 
 import type { SiteContext } from './client.js';
@@ -59,9 +59,9 @@ export function describeVpg(vpg: Vpg, row: VmRow | undefined, ctx: SiteContext):
   const rec = siteRef(vpg.RecoverySite ?? row?.RecoverySite, vpg.RecoverySiteName ?? vpg.TargetSite ?? row?.RecoverySiteName, ctx);
   const local = prot.id !== null && sameId(prot.id, rec.id);
   const cloud = publicCloud(vpg, row, prot, ctx);
-  const flr = flrVerdict(local, rec, ctx, row);
+  const flr = flrVerdict(local, rec, ctx, row, cloud.cloud);
   return {
-    name: vpg.VpgName,
+    name: vpg.VpgName ?? row?.VpgName ?? vpg.VpgIdentifier,
     id: vpg.VpgIdentifier,
     status: statusName(vpg),
     protected_site: prot,
@@ -92,15 +92,20 @@ function publicCloud(vpg: Vpg, row: VmRow | undefined, prot: SiteRef, ctx: SiteC
   return { cloud: false, reason: `protected site '${prot.name}' is ${kind}${entity === undefined || entity === null ? '' : ` (entity type ${entity})`}` };
 }
 
-function flrVerdict(local: boolean, rec: SiteRef, ctx: SiteContext, row: VmRow | undefined): { possible: boolean; reason: string } {
+function flrVerdict(local: boolean, rec: SiteRef, ctx: SiteContext, row: VmRow | undefined, cloud: boolean): { possible: boolean; reason: string } {
+  if (row?.EnabledActions?.IsFlrEnabled === false) {
+    return { possible: false, reason: 'the ZVM reports FLR as not enabled for this VM (EnabledActions.IsFlrEnabled = false)' };
+  }
+  if (cloud) {
+    // No evidence on journal FLR of a VM protected by a Zerto Cloud Appliance: not attempted.
+    return { possible: false, reason: 'the VM is protected in a public cloud; journal FLR is supported here for vSphere-protected VMs only' };
+  }
   if (!local) {
-    return { possible: false, reason: `FLR runs at the recovery site '${rec.name}'; only locally replicated VPGs are supported, so it would have to run on the ZVM of '${rec.name}'` };
+    // Q8: which ZVM mounts is unconfirmed, so both are tried (flr-site.ts).
+    return { possible: true, reason: `replicates to '${rec.name}': FLR is tried on this site's ZVM first, then on the ZVM of '${rec.name}' if config.json has that site` };
   }
   if (!sameId(rec.id, ctx.local.id)) {
     return { possible: false, reason: `the VPG replicates within site '${rec.name}', not the site this server called; point a server at '${rec.name}'` };
-  }
-  if (row?.EnabledActions?.IsFlrEnabled === false) {
-    return { possible: false, reason: 'the ZVM reports FLR as not enabled for this VM (EnabledActions.IsFlrEnabled = false)' };
   }
   return { possible: true, reason: 'locally replicated: FLR runs on this ZVM' };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labVmIdentifier } from '../../src/lab/topology.js';
 import { findProtection } from '../../src/zerto/find-protection.js';
-import { labLocator, startLab, thrown, type LabHandle } from './support/lab.js';
+import { labLocator, labSite, startLab, thrown, type LabHandle } from './support/lab.js';
 
 let lab: LabHandle;
 let azure: LabHandle;
@@ -71,10 +71,10 @@ describe('findProtection', () => {
     expect(zertoOnly.details.vsphere_checked).toBe(false);
   });
 
-  it('marks a VPG that recovers at another site as not eligible for FLR, naming that site', async () => {
+  it('marks a VPG that recovers at another site as FLR to be tried here, then at that site', async () => {
     const found = await findProtection(lab.client, 'erp-01', { locator: labLocator() });
     expect(found.vpgs).toHaveLength(1);
-    expect(found.vpgs[0]).toMatchObject({ name: 'vpg-erp-dr', locally_replicated: false, flr_possible: false, recovery_site: { name: 'lab-zvm-dr' } });
+    expect(found.vpgs[0]).toMatchObject({ name: 'vpg-erp-dr', locally_replicated: false, flr_possible: true, recovery_site: { name: 'lab-zvm-dr', id: labSite('lab-zvm-dr').siteIdentifier } });
     expect(found.vpgs[0]!.flr_reason).toContain('lab-zvm-dr');
   });
 

@@ -10,7 +10,7 @@ import { findProtection } from '../../src/zerto/find-protection.js';
 import { FlrSessionRegistry } from '../../src/zerto/flr-sessions.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile, type RecoverProgress } from '../../src/zerto/recover-file.js';
-import { labLocator, startLab, thrown, type LabHandle } from './support/lab.js';
+import { labLocator, labSite, startLab, thrown, type LabHandle } from './support/lab.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const APP01 = labVmIdentifier('lab-vc1', 'vm-101');
@@ -145,12 +145,18 @@ describe('recoverFile', () => {
     expect(res.content).toBe('on the data disk');
   });
 
-  it('refuses a remote VPG, naming the site that would have to run FLR, without mounting', async () => {
+  it('refuses a remote VPG when its ZVM will not mount and the recovery site is not configured, naming the site to add', async () => {
     lab = await startLab();
-    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: 'erp-01', locator: labLocator(), checkpoint: { tag: 'ai:x | y | vm=erp-01 | change=c | 2025-01-01T00:00:00Z' }, path: '/etc/erp/erp.conf', restoreDir: lab!.tmp }));
+    const tag = await pin(lab, 'erp-01', 'chg-remote');
+    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: 'erp-01', locator: labLocator(), checkpoint: { tag }, path: '/etc/erp/erp.conf', restoreDir: lab!.tmp }));
     expect(err.code).toBe('flr_failed');
-    expect(err.message).toContain('lab-zvm-dr');
-    expect(err.hint).toMatch(/locally replicated/);
+    expect(err.message).toContain("'lab-zvm' (found at)");
+    expect(err.message).toMatch(/must be run at its recovery site lab-zvm-dr/);
+    expect(err.hint).toContain("'lab-zvm-dr'");
+    expect(err.hint).toContain(labSite('lab-zvm-dr').siteIdentifier);
+    expect(err.details.configure_site).toEqual({ name: 'lab-zvm-dr', id: labSite('lab-zvm-dr').siteIdentifier });
+    // Asked before mounting: pointsInTime's CanMount said no, so no mount was attempted.
+    expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/vms/:id/pointsInTime')).toHaveLength(1);
     expect(lab.callLog.find('zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(0);
   });
 

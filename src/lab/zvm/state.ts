@@ -72,9 +72,9 @@ export class LabZvmState {
     this.autoCheckpoint();
   }
 
-  /** VPG id -> its journal (shared with the paired ZVM). */
+  /** VPG id -> its journal (shared with the paired ZVM), for the VPGs this site sees. */
   get checkpoints(): Map<string, LabCheckpoint[]> {
-    return this.journal.checkpoints;
+    return new Map(this.vpgs.map((v) => [v.id, this.journal.checkpoints.get(v.id)!]));
   }
 
   static siteByName(name: string): LabZertoSite {

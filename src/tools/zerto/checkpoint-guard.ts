@@ -24,13 +24,14 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
    * whose vSphere identity is this very VM (target + moid) means protected, anything else is
    * unknown (denied under best_effort, as the guard cannot tell).
    */
-  async function byVerifiedName(vm: GuardVm, signal: AbortSignal): Promise<FoundAnywhere | 'unprotected'> {
+  async function byVerifiedName(vm: GuardVm, id: string, signal: AbortSignal): Promise<FoundAnywhere | 'unprotected'> {
     const sites = sitesFor(zerto, { ...(vm.target ? { target: vm.target } : {}) });
     const rows = await Promise.all(sites.map((s) => s.client.listVms({ vmName: vm.name }, signal)));
     if (rows.every((r) => r.every((row) => row.VmName !== vm.name))) return 'unprotected';
     const found = await findProtectionAnywhere(zerto, { query: vm.name, ...(vm.target ? { target: vm.target } : {}), signal });
     const home = found.vm.vsphere;
-    if (home && home.target === vm.target && home.moid === vm.moid) return found;
+    // By identity, not target name: a second target reaching the same vCenter names the same VM.
+    if (home && zertoVmIdentifier(home.instance_uuid, home.moid) === id) return found;
     throw new AppError('protection_unknown', `Zerto lists a VM named '${vm.name}', but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
       hint: "Check the site's vcenter_targets and the VM's identity in Zerto (zerto_find_protection).",
     });
@@ -44,7 +45,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
       const e = toPublicError(err);
       const definite = e.code === 'not_protected' && !(e.details && 'protected_elsewhere' in e.details);
       if (!definite) throw err;
-      return id ? byVerifiedName(vm, signal) : 'unprotected';
+      return id ? byVerifiedName(vm, id, signal) : 'unprotected';
     }
   }
 

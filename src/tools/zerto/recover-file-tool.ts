@@ -1,12 +1,11 @@
 // zerto_recover_file: file-level restore of one guest file from a checkpoint, two-phase. The
-// proposal names the VM, the locally replicated VPG, the checkpoint (id, time, tag) and the path;
-// confirm_action mounts, downloads, and always unmounts. Nothing is written into the guest: the
+// proposal names the VM, the VPG, the checkpoint (id, time, tag) and the path; confirm_action
+// mounts (at whichever ZVM of the VPG's sites accepts it), downloads, and always unmounts. Nothing is written into the guest: the
 // bytes come back inline (small UTF-8 text) or are saved under restore_dir for a human to put back.
 import { z } from 'zod';
-import { AppError } from '../../core/errors.js';
 import { parseGuestPath } from '../../zerto/guest-path.js';
-import { parseTag, recoverFile } from '../../zerto/index.js';
-import { defineTool, type CallContext } from '../define.js';
+import { chooseFlrCheckpoint, recoverFile, siteClientLookup } from '../../zerto/index.js';
+import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
 import {
   carried, policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoEnabled, zertoOf, ZertoVmArg, type Carried,
@@ -30,10 +29,10 @@ export const zertoRecoverFile = defineTool({
     'zerto_create_tagged_checkpoint / zerto_guard_before_mutate, or by checkpoint_id. Linux (/etc/app.conf) and Windows ' +
     '(C:\\app\\app.ini) paths. When the file is on several partitions, or on a Windows drive other than C: that the FLR ' +
     'partition labels do not name, the confirmed call fails listing the candidate partitions: propose again with partition. ' +
-    'Two-phase: the first call returns a proposal naming the VM, the locally replicated VPG, the checkpoint (id, timestamp, ' +
-    'tag), the path and the partition if given; a human must agree, then call confirm_action(token). Only locally ' +
-    'replicated VPGs are supported (FLR runs where the VPG recovers): a VPG that recovers at another site is refused, naming ' +
-    'that site. The confirmed result carries the content inline (UTF-8 up to 64 KiB) or the path it was saved to, size, ' +
+    'Two-phase: the first call returns a proposal naming the VM, the VPG, the checkpoint (id, timestamp, ' +
+    'tag), the path and the partition if given; a human must agree, then call confirm_action(token). For a VPG that ' +
+    'replicates to another site, the mount is tried at the Zerto site the VM was found on, then at the recovery site if it is ' +
+    'configured; when neither accepts, the call fails naming the sites tried and the site to configure. The confirmed result carries the content inline (UTF-8 up to 64 KiB) or the path it was saved to, size, ' +
     'sha256 and the unmount report. Nothing is ever written into the guest: put the content back yourself.',
   category: 'mutate',
   surface: 'zerto',
@@ -46,7 +45,7 @@ export const zertoRecoverFile = defineTool({
     path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
     tag: z.string().min(1).max(512).optional().describe('Checkpoint tag (name) to restore from, exactly as returned when it was pinned.'),
     checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
-    vpg: z.string().min(1).optional().describe('VPG name or id (default: the locally replicated VPG that lists the checkpoint).'),
+    vpg: z.string().min(1).optional().describe('VPG name or id (default: the first VPG, by name, that lists the checkpoint).'),
     partition: z.string().min(1).max(256).optional().describe(
       'FLR partition label holding the file, exactly as listed by an earlier refusal (the labels FLR browse returns, e.g. "partition#2 NTFS"). ' +
       'Needed when the file exists on several partitions, or for a Windows drive other than C: when the labels do not name drive letters.'),
@@ -77,8 +76,12 @@ export const zertoRecoverFile = defineTool({
     parseGuestPath(args.path);
     const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
-    const chosen = await chooseCheckpoint(ctx, found, args);
-    const { vpg, checkpoint } = chosen;
+    const zerto = zertoOf(ctx);
+    const picked = await chooseFlrCheckpoint((v) => siteOf(zerto, v.site).client, found.vm.name, found.vpgs,
+      { vpg: args.vpg, checkpoint: { tag: args.tag, id: args.checkpoint_id } }, ctx.signal);
+    const { vpg } = picked;
+    const checkpoint = { id: picked.checkpoint.CheckpointIdentifier, timestamp: picked.checkpoint.TimeStamp, tag: picked.checkpoint.Tag ?? null };
+    const chosen: Chosen = { found, vpg, checkpoint };
     if (args.partition) chosen.partition = args.partition;
     const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
     const resolution: Carried<Chosen> = {
@@ -106,6 +109,8 @@ export const zertoRecoverFile = defineTool({
       checkpoint: { id: checkpoint.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
       ...(partition ? { partition } : {}),
       restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
+      // A remote VPG's recovery site, when configured; the guard's bound also bounds the mount.
+      recoverySite: siteClientLookup(zerto.sites.map((s) => s.client)), mountTimeoutMs: zerto.checkpointTimeoutMs,
       ...(zerto.locator ? { locator: zerto.locator } : {}),
       onProgress: (p) => ctx.progress(++step, undefined, p.message),
     });
@@ -122,46 +127,3 @@ export const zertoRecoverFile = defineTool({
     return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}${partition}, unmount; nothing was mounted` };
   },
 });
-
-/** The locally replicated VPG that lists the checkpoint, or an error that says why there is none. */
-async function chooseCheckpoint(ctx: CallContext, found: FoundAnywhere, args: { tag?: string | undefined; checkpoint_id?: string | undefined; vpg?: string | undefined }): Promise<Chosen> {
-  let candidates = found.vpgs;
-  if (args.vpg) {
-    const want = args.vpg.toLowerCase();
-    candidates = found.vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
-    if (candidates.length === 0) {
-      throw new AppError('not_found', `VPG '${args.vpg}' does not protect VM '${found.vm.name}'; it is protected by ${found.vpgs.map((v) => `'${v.name}'`).join(', ')}.`);
-    }
-  }
-  const usable = candidates.filter((v) => v.flr_possible);
-  if (usable.length === 0) {
-    const remote = [...new Set(candidates.filter((v) => !v.locally_replicated).map((v) => v.recovery_site.name))];
-    const why = candidates.map((v) => `VPG '${v.name}': ${v.flr_reason}${v.public_cloud_protected ? ` (and ${v.public_cloud_reason})` : ''}`).join('; ');
-    throw new AppError('flr_failed', `File-level restore of '${found.vm.name}' is not possible from this server: ${why}. Nothing was mounted.`, {
-      retryable: false,
-      hint: remote.length
-        ? `Only locally replicated VPGs are supported. FLR for this VM would have to run at ${remote.map((s) => `'${s}'`).join(', ')} (the recovery site), in that site's Zerto UI.`
-        : 'Check the VPG in the Zerto UI; FLR is not enabled for it.',
-      details: {
-        vm: found.vm.name,
-        vpgs: candidates.map((v) => ({ vpg: v.name, recovery_site: v.recovery_site.name, reason: v.flr_reason, public_cloud_protected: v.public_cloud_protected })),
-        ...(remote.length ? { flr_would_run_at: remote } : {}),
-      },
-    });
-  }
-  const zerto = zertoOf(ctx);
-  for (const vpg of usable) {
-    const parts = args.tag ? parseTag(args.tag) : null;
-    const at = parts ? new Date(parts.utc) : null;
-    // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
-    const list = await siteOf(zerto, vpg.site).client.listCheckpoints(vpg.id, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, ctx.signal);
-    const cp = list
-      .filter((c) => (args.checkpoint_id ? c.CheckpointIdentifier === args.checkpoint_id : true) && (args.tag ? c.Tag === args.tag : true))
-      .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
-    if (cp) return { found, vpg, checkpoint: { id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, tag: cp.Tag ?? null } };
-  }
-  const what = args.checkpoint_id ? `checkpoint id ${args.checkpoint_id}${args.tag ? ` with tag '${args.tag}'` : ''}` : `checkpoint tagged '${args.tag}'`;
-  throw new AppError('not_found', `No ${what} is listed on ${usable.map((v) => `VPG '${v.name}'`).join(', ')} of '${found.vm.name}'.`, {
-    hint: 'The journal may have rolled past it, or the tag differs: use the exact tag returned when it was pinned.',
-  });
-}

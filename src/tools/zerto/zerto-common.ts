@@ -3,7 +3,7 @@
 // output shapes, and pinning one tag for one VM across the sites that protect it.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
-import { parseZertoVmIdentifier, pinTaggedCheckpoint, planTaggedCheckpoint, type PinDryRun } from '../../zerto/index.js';
+import { parseZertoVmIdentifier, pinTaggedCheckpoint, planTaggedCheckpoint, uniqueVms, type PinDryRun } from '../../zerto/index.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
 import type { ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
@@ -62,8 +62,9 @@ export async function vsphereHomeOf(ctx: CallContext, found: FoundAnywhere): Pro
   const site = siteNamed(zerto, found.site.name);
   if (!id || !zerto.locator || !site || site.config.vcenterTargets.length === 0) return undefined;
   try {
-    const hits = (await zerto.locator.resolveHostOrName(found.vm.name, { targets: site.config.vcenterTargets, signal: ctx.signal }))
-      .filter((m) => m.moid === id.moref && m.instanceUuid.toLowerCase() === id.serverId);
+    // One VM seen through two targets of the same vCenter is one VM (uniqueVms), not ambiguous.
+    const hits = uniqueVms((await zerto.locator.resolveHostOrName(found.vm.name, { targets: site.config.vcenterTargets, signal: ctx.signal }))
+      .filter((m) => m.moid === id.moref && m.instanceUuid.toLowerCase() === id.serverId), site.config.vcenterTargets);
     return hits.length === 1 ? { target: hits[0]!.target, moid: hits[0]!.moid } : undefined;
   } catch {
     return undefined;

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RemoteFlrRule } from '../../../src/lab/zvm/index.js';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import {
   allTagged, APP01, callsSince, errorOf, expectTag, guestText, journalTagged, mark, ok, ORIGINAL_CONF, ORIGINAL_INI, POST_CHECKPOINT, vpgId, WIN01,
@@ -67,7 +68,9 @@ describe('zerto_find_protection', () => {
     expect(az.site).toBe('lab-zca-azure');
     expect(az.vpgs).toHaveLength(1);
     expect(az.vpgs[0]).toMatchObject({ name: 'vpg-azure-web', public_cloud_protected: true, locally_replicated: false, flr_possible: false });
-    expect(az.other_sites).toEqual([expect.objectContaining({ site: 'lab-zvm', code: 'not_protected' })]);
+    expect(az.other_sites).toEqual([
+      expect.objectContaining({ site: 'lab-zvm', code: 'not_protected' }), expect.objectContaining({ site: 'lab-zvm-dr', code: 'not_protected' }),
+    ]);
   });
 });
 
@@ -152,18 +155,42 @@ describe('zerto_create_tagged_checkpoint', () => {
 });
 
 describe('remote and public-cloud VPGs', () => {
-  it('a remote VPG (erp-01) takes checkpoints, but file restore is refused at proposal time naming the DR site', async () => {
+  it('a remote VPG (erp-01): FLR runs at whichever of its two sites accepts it, and is refused naming both when neither does', async () => {
     const cp = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'erp-01', action: 'edit erp.conf', change_id: 'erp-1' }));
     expect(cp.checkpoints.map((c: any) => c.vpg)).toEqual(['vpg-erp-dr']);
-    const pendingBefore = ok(await h.call('list_pending_actions')).proposals.length;
-    const before = mark(h);
-    const e = errorOf(await h.call('zerto_recover_file', { vm: 'erp-01', path: '/etc/erp/erp.conf', tag: cp.tag }));
-    expect(e.code).toBe('flr_failed');
-    expect(e.message).toContain("'lab-zvm-dr'");
-    expect(e.hint).toContain("'lab-zvm-dr'");
-    expect(e.details!.flr_would_run_at).toEqual(['lab-zvm-dr']);
-    expect(ok(await h.call('list_pending_actions')).proposals).toHaveLength(pendingBefore);
-    expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(0);
+    const args = { vm: 'erp-01', path: '/etc/erp/erp.conf', tag: cp.tag };
+    const [main, dr] = [h.lab.zvms.get('lab-zvm')!, h.lab.zvms.get('lab-zvm-dr')!];
+    const setRule = (rule: RemoteFlrRule) => [main, dr].forEach((z) => zvmFaults(z).remoteFlr(rule));
+    try {
+      // The lab default (7.x docs): only the recovery site mounts. The protected site is asked first and refuses.
+      let before = mark(h);
+      const atDr = ok((await recover(args)).confirmed).result;
+      expect(atDr).toMatchObject({ site: 'lab-zvm-dr', content: 'tenant = acme\n', vpg: { name: 'vpg-erp-dr' } });
+      // Asked before mounting: lab-zvm's pointsInTime said CanMount false, so only the DR site mounted.
+      expect(callsSince(h, before, 'zvm:lab-zvm', 'GET /v1/vms/:id/pointsInTime')).toHaveLength(1);
+      expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(0);
+      expect(callsSince(h, before, 'zvm:lab-zvm-dr', 'POST /v1/flrs')).toHaveLength(1);
+      expect(dr.state.liveSessions()).toHaveLength(0);
+
+      // The 10.0 U6 Swagger's reading: the protected site mounts, so the DR site is never asked.
+      setRule('protected-site');
+      before = mark(h);
+      expect(ok((await recover(args)).confirmed).result).toMatchObject({ site: 'lab-zvm', content: 'tenant = acme\n' });
+      expect(callsSince(h, before, 'zvm:lab-zvm-dr', /flrs|pointsInTime/)).toHaveLength(0);
+
+      setRule('none');
+      before = mark(h);
+      const e = errorOf((await recover(args)).confirmed);
+      expect(e.code).toBe('flr_failed');
+      expect(e.message).toContain("'lab-zvm' (found at)");
+      expect(e.message).toContain("'lab-zvm-dr' (recovery site)");
+      expect((e.details!.tried as Array<{ site: string; outcome: string }>).map((t) => [t.site, t.outcome])).toEqual([['lab-zvm', 'refused'], ['lab-zvm-dr', 'refused']]);
+      // CanMount said no at both: nothing was mounted anywhere.
+      expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(0);
+      expect(callsSince(h, before, 'zvm:lab-zvm-dr', 'POST /v1/flrs')).toHaveLength(0);
+    } finally {
+      setRule('recovery-site');
+    }
   });
 
   it('a VPG protected in Azure (az-web-01) gets no tagged checkpoint and no FLR, each with its reason', async () => {
@@ -178,7 +205,7 @@ describe('remote and public-cloud VPGs', () => {
     const flr = errorOf(await h.call('zerto_recover_file', { vm: 'az-web-01', path: '/etc/hosts', checkpoint_id: '40000' }));
     expect(flr.code).toBe('flr_failed');
     expect(flr.message).toMatch(/public cloud/);
-    expect(flr.details!.flr_would_run_at).toEqual(['lab-zvm']);
+    for (const site of ['lab-zvm', 'lab-zvm-dr', 'lab-zca-azure']) expect(callsSince(h, before, `zvm:${site}`, 'POST /v1/flrs')).toHaveLength(0);
   });
 });
 
