@@ -36,6 +36,8 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   logger?: Logger;
   /** Bound of the guard's checkpoint wait (lab mode's default is 60 s). */
   checkpointTimeoutMs?: number;
+  /** Edits the lab's configuration before the runtime starts (extra targets, site scopes). */
+  editConfig?: (lab: RunningLab) => void;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -49,6 +51,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
   if (opts.checkpointTimeoutMs !== undefined) lab.config.app.guard.checkpointTimeoutMs = opts.checkpointTimeoutMs;
+  opts.editConfig?.(lab);
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
   const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });

@@ -174,3 +174,65 @@ describe('simulated ZVM', () => {
     expect((await call('GET', '/v1/vpgs')).status).toBe(401);
   });
 });
+
+describe('simulated ZVM, closer to a real one', () => {
+  const APP = labVmIdentifier('lab-vc1', 'vm-101');
+  const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
+  beforeAll(async () => {
+    // The tests above expire tokens: log in again, through the client-credentials grant this time.
+    const res = await request(`${zvm.url}/auth/realms/zerto/protocol/openid-connect/token`, {
+      method: 'POST', dispatcher, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'rewind-tool', client_secret: 's3cr3t-value' }).toString(),
+    });
+    token = ((await res.body.json()) as { access_token: string }).access_token;
+  });
+
+  it('matches query-string keys case-insensitively, as ASP.NET binds them (the Exporter sends vmname, vpgidentifier)', async () => {
+    const all = (await call('GET', '/v1/vms')).json as unknown[];
+    for (const key of ['vmName', 'vmname', 'VMNAME']) {
+      const rows = (await call('GET', `/v1/vms?${key}=app-01`)).json as Array<{ VmName: string }>;
+      expect(rows.length).toBeLessThan(all.length);
+      expect(rows.map((r) => r.VmName)).toEqual(['app-01', 'app-01']);
+    }
+    const one = await call('GET', `/v1/vms/${APP}?vpgidentifier=${VPG_APP}`);
+    expect(one.status).toBe(200);
+    expect(one.json.VpgIdentifier).toBe(VPG_APP);
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await call('GET', `/v1/vpgs/${VPG_APP}/checkpoints?startdate=${future}`)).json).toEqual([]);
+  });
+
+  it('answers the routes real clients call: pointsInTime (+stats), task types, VPG enums, local time, one peer site', async () => {
+    const points = await call('GET', `/v1/vms/${APP}/pointsInTime?vpgIdentifier=${VPG_APP}`);
+    expect(points.status).toBe(200);
+    expect(points.json[0]).toMatchObject({ Checkpoint: { CheckpointIdentifier: expect.any(String) }, CanMount: { IsAllowed: true, Reason: null } });
+    const stats = await call('GET', `/v1/vms/${APP}/pointsInTime/stats?vpgIdentifier=${VPG_APP}`);
+    expect(stats.json.Latest.CheckpointIdentifier).toEqual(expect.any(String));
+    expect((await call('GET', `/v1/vms/${APP}/pointsInTime`)).status).toBe(400);
+    const erp = labVmIdentifier('lab-vc2', 'vm-201');
+    const remote = await call('GET', `/v1/vms/${erp}/pointsInTime`);
+    expect(remote.json[0].CanMount).toEqual({ IsAllowed: false, Reason: expect.stringMatching(/recovery site lab-zvm-dr/) });
+    expect((await call('GET', '/v1/tasks/types')).json).toContain('InsertTaggedCP');
+    expect((await call('GET', '/v1/vpgs/statuses')).json).toContain('MeetingSLA');
+    expect((await call('GET', '/v1/vpgs/entitytypes')).json[0]).toBe('VCenter');
+    expect(Date.parse((await call('GET', '/v1/serverDateTime/serverDateTimeLocal')).json)).not.toBeNaN();
+    const peer = await call('GET', '/v1/peersites/6b6b6b6b-2222-4333-8444-a55555555555');
+    expect(peer.json).toMatchObject({ SiteIdentifier: '6b6b6b6b-2222-4333-8444-a55555555555', PeerSiteName: 'lab-zvm-dr' });
+    expect((await call('GET', '/v1/peersites/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await call('GET', '/v1/tasks?type=FlrJournalMount')).json.every((t: { Type: string }) => t.Type === 'FlrJournalMount')).toBe(true);
+  });
+
+  it('pages FLR browse by default and honours pageNumber and pageSize', async () => {
+    for (let i = 0; i < 70; i++) guests.write(APP, `/srv/big/f${String(i).padStart(2, '0')}`, 'x');
+    await new Promise((r) => setTimeout(r, 5));
+    zvm.state.autoCheckpoint();
+    const cp = (await call('GET', `/v1/vpgs/${VPG_APP}/checkpoints`)).json.at(-1);
+    const sid = (await call('POST', '/v1/flrs', { jflr: { vpgIdentifier: VPG_APP, vmIdentifier: APP, checkpointIdentifier: cp.CheckpointIdentifier } })).json;
+    for (let i = 0; i < 100 && (await call('GET', `/v1/flrs/${sid}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
+    const folder = 'partition#1 Ext4/srv/big';
+    expect((await call('POST', `/v1/flrs/${sid}/browse`, { path: folder })).json.PathItems).toHaveLength(50);
+    expect((await call('POST', `/v1/flrs/${sid}/browse`, { path: folder, pageNumber: 2 })).json.PathItems).toHaveLength(20);
+    const p3 = (await call('POST', `/v1/flrs/${sid}/browse`, { PageNumber: 3, PageSize: 30, Path: folder })).json.PathItems;
+    expect(p3.map((p: { Path: string }) => p.Path.split('/').at(-1))).toEqual(Array.from({ length: 10 }, (_, i) => `f${60 + i}`));
+    await call('DELETE', `/v1/flrs/${sid}`);
+  });
+});
