@@ -96,6 +96,16 @@ describe('download links', () => {
     expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/downloads/:id')).toHaveLength(1);
   });
 
+  it('an absolute link under another name of the appliance (its FQDN) works, from the configured origin', async () => {
+    lab = await startLab();
+    const port = new URL(lab.zvm.url).port;
+    zvmFaults(lab.zvm).downloadLinksOn(`https://zvm-a.lab.invalid:${port}`);
+    const { tag } = await pin(lab, 'app-01', 'chg-fqdn');
+    const res = await recoverFile(lab.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab.tmp });
+    expect(res.content).toBe('listen_port = 8080\nmax_connections = 200\nlog_level = info\n');
+    expect(lab.logs.filter((l) => (l.obj as { linkHost?: string }).linkHost === `zvm-a.lab.invalid:${port}`)).toHaveLength(1);
+  });
+
   it('a 401 on the link itself is not reported as a credentials problem', async () => {
     lab = await startLab();
     const { tag } = await pin(lab, 'app-01', 'chg-link-401');

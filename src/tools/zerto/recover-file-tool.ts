@@ -94,7 +94,8 @@ export const zertoRecoverFile = defineTool({
       ],
       guardVms: [],
       summary: `restore ${args.path}${partition} of VM '${found.vm.name}' from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
-        `${checkpoint.tag ? `, tag '${checkpoint.tag}'` : ''}) of VPG '${vpg.name}' at Zerto site '${vpg.site}'. ${NOTHING_WRITTEN}`,
+        `${checkpoint.tag ? `, tag '${checkpoint.tag}'` : ''}) of VPG '${vpg.name}' at Zerto site '${vpg.site}'` +
+        `${vpg.locally_replicated ? '' : ` (or at its recovery site '${vpg.recovery_site.name}' if '${vpg.site}' will not mount it)`}. ${NOTHING_WRITTEN}`,
       zerto: chosen,
     };
     return resolution;

@@ -106,7 +106,7 @@ export const VpgOut = z.object({
   status: z.string(),
   protected_site: SiteRefOut,
   recovery_site: SiteRefOut,
-  locally_replicated: z.boolean().describe('Protected and recovery site are the same: FLR is possible from this server.'),
+  locally_replicated: z.boolean().describe('Protected and recovery site are the same. Otherwise FLR is tried at this site, then at the recovery site if configured.'),
   flr_possible: z.boolean(),
   flr_reason: z.string(),
   public_cloud_protected: z.boolean().describe('Protected in Azure/AWS: tagged checkpoints cannot be inserted (inferred from the VPG).'),
