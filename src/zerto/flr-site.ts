@@ -109,25 +109,50 @@ export interface FlrMount {
   attempts: FlrAttempt[];
 }
 
+interface Placement {
+  order: Array<{ client: ZvmClient; role: FlrAttempt['role'] }>;
+  /** The recovery site when it is another site and config.json does not have it. */
+  unconfigured?: { name: string; id: string };
+}
+
+/** The ZVMs to try, in order: where the VM was found, then the recovery site when configured. */
+async function placement(client: ZvmClient, vpg: ProtectingVpg, recoverySite: SiteClientLookup | undefined, signal?: AbortSignal): Promise<Placement> {
+  const order: Placement['order'] = [{ client, role: 'found at' }];
+  const recoveryId = vpg.recovery_site.id;
+  if (vpg.locally_replicated || !recoveryId) return { order };
+  const other = await recoverySite?.(recoveryId, signal);
+  if (other && other !== client) order.push({ client: other, role: 'recovery site' });
+  return other ? { order } : { order, unconfigured: { name: vpg.recovery_site.name, id: recoveryId } };
+}
+
+type FlrOptions = { recoverySite?: SiteClientLookup | undefined; signal?: AbortSignal | undefined };
+
+/**
+ * Before a human is asked to approve: whether any ZVM could mount, by CanMount alone (no mount).
+ * Throws the refusal when every candidate says no; passes when one allows or cannot tell.
+ */
+export async function checkFlrPlacement(client: ZvmClient, vpg: ProtectingVpg, vmId: string, checkpoint: Checkpoint, opts: FlrOptions): Promise<void> {
+  const plan = await placement(client, vpg, opts.recoverySite, opts.signal);
+  const attempts: FlrAttempt[] = [];
+  for (const at of plan.order) {
+    const refused = await canMountRefusal(at.client, vpg.id, vmId, checkpoint, opts.signal);
+    if (!refused) return;
+    attempts.push({ site: at.client.site.name, role: at.role, outcome: 'refused', reason: `pointsInTime says it cannot mount: ${refused}` });
+  }
+  throw noSiteWouldMount(vpg, checkpoint, attempts, plan.unconfigured);
+}
+
 /**
  * Mounts the checkpoint at the first ZVM that accepts it: `client` (where the VM was found), then
  * the VPG's recovery site when it is another site and configured. A refusal (CanMount false, or a
  * 4xx from POST /v1/flrs) moves on; a ZVM that cannot be reached stops the restore, as before.
  */
 export async function mountWhereAccepted(
-  client: ZvmClient, vpg: ProtectingVpg, vmId: string, checkpoint: Checkpoint,
-  opts: { recoverySite?: SiteClientLookup | undefined; signal?: AbortSignal | undefined; onAttempt?: (message: string) => void },
+  client: ZvmClient, vpg: ProtectingVpg, vmId: string, checkpoint: Checkpoint, opts: FlrOptions & { onAttempt?: (message: string) => void },
 ): Promise<FlrMount> {
+  const plan = await placement(client, vpg, opts.recoverySite, opts.signal);
   const attempts: FlrAttempt[] = [];
-  const order: Array<{ client: ZvmClient; role: FlrAttempt['role'] }> = [{ client, role: 'found at' }];
-  const recoveryId = vpg.recovery_site.id;
-  let unconfigured: { name: string; id: string } | undefined;
-  if (!vpg.locally_replicated && recoveryId) {
-    const other = await opts.recoverySite?.(recoveryId, opts.signal);
-    if (other && other !== client) order.push({ client: other, role: 'recovery site' });
-    else if (!other) unconfigured = { name: vpg.recovery_site.name, id: recoveryId };
-  }
-  for (const at of order) {
+  for (const at of plan.order) {
     const site = at.client.site.name;
     opts.onAttempt?.(`Asking Zerto site '${site}' (${at.role === 'found at' ? 'where the VM was found' : 'the recovery site'}) to mount checkpoint ${checkpoint.CheckpointIdentifier}`);
     const refused = await canMountRefusal(at.client, vpg.id, vmId, checkpoint, opts.signal);
@@ -144,8 +169,12 @@ export async function mountWhereAccepted(
       attempts.push({ site, role: at.role, outcome: 'refused', reason: (err as AppError).message });
     }
   }
+  throw noSiteWouldMount(vpg, checkpoint, attempts, plan.unconfigured);
+}
+
+function noSiteWouldMount(vpg: ProtectingVpg, checkpoint: Checkpoint, attempts: FlrAttempt[], unconfigured: Placement['unconfigured']): AppError {
   const tried = attempts.map((a) => `'${a.site}' (${a.role}): ${a.reason}`).join('; ');
-  throw new AppError('flr_failed', `No Zerto site would mount checkpoint ${checkpoint.CheckpointIdentifier} of VPG '${vpg.name}' for file-level restore. Tried ${tried}. Nothing was mounted.`, {
+  return new AppError('flr_failed', `No Zerto site would mount checkpoint ${checkpoint.CheckpointIdentifier} of VPG '${vpg.name}' for file-level restore. Tried ${tried}. Nothing was mounted.`, {
     retryable: false,
     hint: unconfigured
       ? `Add the recovery site '${unconfigured.name}' (site identifier ${unconfigured.id}) to config.json sites[] with its ZVM's URL and credentials: FLR for this VPG may have to run there.`

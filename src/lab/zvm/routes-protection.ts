@@ -13,7 +13,7 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
     if (!v) throw new HttpError(404, `VPG with identifier ${id} was not found`);
     return v;
   };
-  /** The (VM, VPG) row a per-VM route is about; vpgIdentifier is needed when the VM is in several. */
+  /** The (VM, VPG) row a per-VM route is about; vpgIdentifier is needed when the VM is in several (as /v1/vms/{id}; INFERRED for pointsInTime). */
   const vmRowOf = (vmId: string, url: URL) => {
     const vpgId = queryParam(url, 'vpgIdentifier');
     const rows = state.vmRows().filter((r) => eq(vmId, r.vmIdentifier) && eq(vpgId, r.vpg.id));

@@ -4,9 +4,10 @@
 // bytes come back inline (small UTF-8 text) or are saved under restore_dir for a human to put back.
 import { z } from 'zod';
 import { parseGuestPath } from '../../zerto/guest-path.js';
-import { chooseFlrCheckpoint, recoverFile, siteClientLookup } from '../../zerto/index.js';
+import { checkFlrPlacement, chooseFlrCheckpoint, recoverFile, siteClientLookup } from '../../zerto/index.js';
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
+import type { ZertoServices } from './services.js';
 import {
   carried, policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoEnabled, zertoOf, ZertoVmArg, type Carried,
 } from './zerto-common.js';
@@ -82,6 +83,10 @@ export const zertoRecoverFile = defineTool({
     const { vpg } = picked;
     const checkpoint = { id: picked.checkpoint.CheckpointIdentifier, timestamp: picked.checkpoint.TimeStamp, tag: picked.checkpoint.Tag ?? null };
     const chosen: Chosen = { found, vpg, checkpoint };
+    // A VPG replicating elsewhere: refuse now, before a human approves, when no ZVM's CanMount allows it.
+    if (!vpg.locally_replicated) {
+      await checkFlrPlacement(siteOf(zerto, vpg.site).client, vpg, found.vm.vm_identifier, picked.checkpoint, { recoverySite: recoverySites(zerto), signal: ctx.signal });
+    }
     if (args.partition) chosen.partition = args.partition;
     const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
     const resolution: Carried<Chosen> = {
@@ -111,7 +116,7 @@ export const zertoRecoverFile = defineTool({
       ...(partition ? { partition } : {}),
       restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
       // A remote VPG's recovery site, when configured; the guard's bound also bounds the mount.
-      recoverySite: siteClientLookup(zerto.sites.map((s) => s.client)), mountTimeoutMs: zerto.checkpointTimeoutMs,
+      recoverySite: recoverySites(zerto), mountTimeoutMs: zerto.checkpointTimeoutMs,
       ...(zerto.locator ? { locator: zerto.locator } : {}),
       onProgress: (p) => ctx.progress(++step, undefined, p.message),
     });
@@ -128,3 +133,8 @@ export const zertoRecoverFile = defineTool({
     return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}${partition}, unmount; nothing was mounted` };
   },
 });
+
+/** A remote VPG's recovery site among the configured ones, matched by site identifier. */
+function recoverySites(zerto: ZertoServices) {
+  return siteClientLookup(zerto.sites.map((s) => s.client));
+}

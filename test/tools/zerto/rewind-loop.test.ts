@@ -166,8 +166,8 @@ describe('remote and public-cloud VPGs', () => {
       let before = mark(h);
       const atDr = ok((await recover(args)).confirmed).result;
       expect(atDr).toMatchObject({ site: 'lab-zvm-dr', content: 'tenant = acme\n', vpg: { name: 'vpg-erp-dr' } });
-      // Asked before mounting: lab-zvm's pointsInTime said CanMount false, so only the DR site mounted.
-      expect(callsSince(h, before, 'zvm:lab-zvm', 'GET /v1/vms/:id/pointsInTime')).toHaveLength(1);
+      // Asked when proposing and again before mounting: lab-zvm's CanMount said no, so only the DR site mounted.
+      expect(callsSince(h, before, 'zvm:lab-zvm', 'GET /v1/vms/:id/pointsInTime')).toHaveLength(2);
       expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(0);
       expect(callsSince(h, before, 'zvm:lab-zvm-dr', 'POST /v1/flrs')).toHaveLength(1);
       expect(dr.state.liveSessions()).toHaveLength(0);
@@ -180,7 +180,10 @@ describe('remote and public-cloud VPGs', () => {
 
       setRule('none');
       before = mark(h);
-      const e = errorOf((await recover(args)).confirmed);
+      const pending = ok(await h.call('list_pending_actions')).proposals.length;
+      // Refused at proposal time: no human is asked to approve a restore no ZVM will mount.
+      const e = errorOf(await h.call('zerto_recover_file', args));
+      expect(ok(await h.call('list_pending_actions')).proposals).toHaveLength(pending);
       expect(e.code).toBe('flr_failed');
       expect(e.message).toContain("'lab-zvm' (found at)");
       expect(e.message).toContain("'lab-zvm-dr' (recovery site)");
