@@ -2,7 +2,7 @@
 // fields by name; the secret source's values are cut out of every message by the hook below.
 import pino from 'pino';
 import { redactString } from './core/redact.js';
-import type { Logger } from './tools/services.js';
+import type { Logger } from './core/logger.js';
 
 export function createLogger(level: string, secrets: () => readonly string[]): Logger & pino.Logger {
   return pino(

@@ -63,7 +63,7 @@ async function main(): Promise<number> {
 
   let runtime: Runtime;
   try {
-    runtime = await startRuntime({ config, secrets, logger, lab: opts.lab, ...(labExtras ?? {}) });
+    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}) });
   } catch (err) {
     process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
     await stopLab?.();

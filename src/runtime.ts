@@ -9,7 +9,7 @@ import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
-import type { Logger } from './tools/services.js';
+import type { Logger } from './core/logger.js';
 import { createZertoGuard } from './tools/zerto/checkpoint-guard.js';
 import type { ZertoServices } from './tools/zerto/services.js';
 import { createVsphereLocator } from './tools/zerto/vsphere-locator.js';
@@ -22,8 +22,6 @@ export interface RuntimeOptions {
   config: LoadedConfig;
   secrets: SecretSource;
   logger: Logger;
-  /** Lab mode: destructive tools on (for lab targets only, by the bundled policy). */
-  lab?: boolean;
   /** Tools beyond ALL_TOOLS (lab mode's guest-write tool). */
   extraTools?: AnyTool[];
   /** Catalog entries that are built in for this run (lab mode's guest-write tool). */

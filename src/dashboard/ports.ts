@@ -74,10 +74,5 @@ export interface DashboardPorts {
   auditTail(opts: DashboardAuditQuery): Promise<Array<Record<string, unknown>>>;
 }
 
-/** pino-shaped; the dashboard never writes to stdout (stdout belongs to JSON-RPC). */
-export interface DashboardLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** The shared logger shape; the dashboard never writes to stdout (stdout belongs to JSON-RPC). */
+export type { Logger as DashboardLogger } from '../core/logger.js';

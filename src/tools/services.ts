@@ -12,13 +12,7 @@ import type { PendingCall } from './pending-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 import type { ZertoServices } from './zerto/services.js';
 import type { MutatingCatalog } from '../core/catalog.js';
-
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { Logger } from '../core/logger.js';
 
 export interface ToolServices {
   settings: Settings;

@@ -7,6 +7,7 @@
 // (`timeout`, details.still_running) says so and names the task moid.
 
 import { AppError } from '../core/errors.js';
+import { sleep } from '../core/sleep.js';
 import { retrieveOne } from './property-collector.js';
 import type { CallOptions } from './soap/transport.js';
 import { asNumber, asString, type MoRef, type VimObject } from './types.js';
@@ -28,21 +29,6 @@ export interface TaskInfo extends VimObject {
   error?: { fault?: VimObject; localizedMessage?: string };
   description?: { message?: string };
   entityName?: string;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**

@@ -12,9 +12,9 @@ import { envSecretSource, type SecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore, type PolicySource } from '../../src/config/policy-store.js';
 import type { TargetEntry } from '../../src/config/targets.js';
 import type { AnyTool } from '../../src/tools/define.js';
-import type { Logger } from '../../src/tools/services.js';
+import { silentLogger } from '../../src/core/logger.js';
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export { silentLogger };
 
 export function tempDir(prefix = 'zr-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

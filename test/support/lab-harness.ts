@@ -9,7 +9,7 @@ import { startLab, type LabOptions, type RunningLab } from '../../src/lab/lab-mo
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
-import type { Logger } from '../../src/tools/services.js';
+import type { Logger } from '../../src/core/logger.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
 
 export interface LabHarness {
@@ -54,7 +54,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   opts.editConfig?.(lab);
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'lab-test', version: '1.0.0' });
   await runtime.built.server.connect(serverSide);

@@ -142,10 +142,6 @@ export function freeScsiUnit(devices: DataObject[], controllerKey: number): numb
   return undefined;
 }
 
-export function countOf(devices: DataObject[], pred: (d: DataObject) => boolean): number {
-  return devices.filter(pred).length;
-}
-
 /** Controllers with their `device` lists filled in from the children's `controllerKey`. */
 export function linkControllers(devices: DataObject[]): DataObject[] {
   return devices.map((d) => {

@@ -46,10 +46,6 @@ export class Typed {
   ) {}
 }
 
-export function enumVal(enumType: string, value: string): Typed {
-  return new Typed(enumType, value);
-}
-
 export function long(value: number): Typed {
   return new Typed('xsd:long', value);
 }

@@ -3,6 +3,7 @@
 // state is reported as unchanged instead of failing with vSphere's InvalidPowerState.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
+import { sleep } from '../../core/sleep.js';
 import type { CallOptions, VsphereClient } from '../../vsphere/client.js';
 import { defineTool, type CallContext, type Resolution } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
@@ -167,6 +168,8 @@ export const powerOffVm = defineTool({
   },
 });
 
+const guestWaitCancelled = () => new AppError('cancelled', 'Stopped waiting for the guest shutdown; the VM may still be shutting down.', { retryable: true });
+
 type GuestResult = { outcome: 'completed' | 'timed_out' | 'unavailable'; waited_seconds: number; reason?: string };
 
 /** Asks the guest to shut down and polls the power state until it is off or the budget is spent. */
@@ -191,23 +194,7 @@ async function guestShutdown(client: VsphereClient, moid: string, timeoutSeconds
     const left = deadline - Date.now();
     if (left <= 0) return { outcome: 'timed_out', waited_seconds: waited };
     ctx.progress(Math.min(49, Math.round((waited / timeoutSeconds) * 50)), 100, `waiting for the guest to shut down (${Math.floor(waited)}s of ${timeoutSeconds}s)`);
-    await sleep(Math.min(interval, left), call.signal ?? ctx.signal);
+    await sleep(Math.min(interval, left), call.signal ?? ctx.signal, guestWaitCancelled);
     interval = Math.min(interval * 2, 2_000);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const cancelled = () => new AppError('cancelled', 'Stopped waiting for the guest shutdown; the VM may still be shutting down.', { retryable: true });
-    if (signal.aborted) return reject(cancelled());
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(cancelled());
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

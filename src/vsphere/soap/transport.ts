@@ -11,14 +11,9 @@ import type { MoRef } from '../types.js';
 import { faultToAppError, transportToAppError, type FaultContext } from './faults.js';
 import { encodeElement, escapeXml, parseEnvelope } from './xml.js';
 
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import { silentLogger, type Logger } from '../../core/logger.js';
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export { silentLogger, type Logger };
 
 export interface CallOptions {
   signal?: AbortSignal;

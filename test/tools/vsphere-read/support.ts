@@ -40,7 +40,7 @@ export async function startAliasHarness(alias: string): Promise<AliasHarness> {
   const vc1 = lab.config.targets.find((t) => t.name === 'lab-vc1')!;
   lab.config.targets.splice(1, 0, { ...vc1, name: alias, tags: ['env:lab', 'alias'] });
   const secrets = envSecretSource({ ...lab.env });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, lab: true, fanOutTimeoutMs: 10_000 });
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, fanOutTimeoutMs: 10_000 });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'alias-test', version: '1.0.0' });
   await runtime.built.server.connect(serverSide);

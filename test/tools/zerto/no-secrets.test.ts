@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LAB_CREDENTIALS } from '../../../src/lab/topology.js';
-import type { Logger } from '../../../src/tools/services.js';
+import type { Logger } from '../../../src/core/logger.js';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { errorOf, ok } from './support.js';
 import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
