@@ -10,13 +10,13 @@ import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
 import type { Logger } from './core/logger.js';
-import { createZertoGuard } from './tools/zerto/checkpoint-guard.js';
+import { createZertoGuard } from './wiring/zerto-guard.js';
 import type { ZertoServices } from './tools/zerto/services.js';
-import { createVsphereLocator } from './tools/zerto/vsphere-locator.js';
+import { createVsphereLocator } from './wiring/vsphere-locator.js';
 import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
 import { assertDashboardConfig, startDashboard, type DashboardHandle } from './dashboard/server.js';
-import { dashboardPorts } from './web-approval.js';
+import { dashboardPorts } from './wiring/dashboard-ports.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -78,7 +78,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const tools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
   const builtIn: CatalogEntry[] = [
-    ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read').map((t) => ({ tool: t.name, vm_arg: 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
+    ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
+      .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
     ...(opts.extraBuiltInCatalog ?? []),
   ];
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, stateFile(settings.auditLogPath, 'catalog'));

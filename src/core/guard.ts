@@ -1,7 +1,7 @@
 // The guard is a port: the pipeline asks it to pin a Zerto checkpoint for the VMs a change will
 // touch, and server.ts wires it to the Zerto client. core/ knows nothing of Zerto's API.
 import type { CheckpointMode } from '../config/policy-file.js';
-import { AppError } from './errors.js';
+import { AppError, toPublicError } from './errors.js';
 
 export interface GuardVm {
   /** vSphere target the VM lives on, when known (resolves VmIdentifier via instanceUuid + moid). */
@@ -52,14 +52,35 @@ export interface PinRequest {
   agent: string;
   changeId: string;
   signal: AbortSignal;
-  onProgress?: (message: string) => void;
+  /** Progress of one VM's pin (`percent` of that VM's wait). */
+  onProgress?: (vm: string, percent: number, message: string) => void;
+}
+
+/** One VM pinned through one Zerto site: its tag and the checkpoints on each of its VPGs there. */
+export interface PinnedGroup {
+  vm: string;
+  site: string;
+  tag: string;
+  change_id: string;
+  checkpoints: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; reused: boolean }>;
+}
+
+/** What pinning a plan did, VM by VM and site by site: nothing is hidden behind the first failure. */
+export interface PinReport {
+  /** How many (VM, site) pins the plan asked for. */
+  groups: number;
+  pinned: PinnedGroup[];
+  failed: Array<{ vm: string; site: string; error: unknown }>;
 }
 
 export interface CheckpointGuard {
   /** Finds which VPGs protect the VMs. Never throws for "unreachable": returns protection 'unknown'. */
   plan(vms: GuardVm[], signal: AbortSignal): Promise<GuardPlan>;
-  /** Pins one tag per VM on every VPG protecting it and waits until listed. Throws AppError on failure. */
-  pin(plan: GuardPlan, req: PinRequest): Promise<{ tag: string; tags: string[]; checkpoints: PinnedCheckpoint[] }>;
+  /**
+   * Pins one tag per VM on every VPG of the plan (one clock reading for the call, so a VM carries
+   * the same tag at every site) and waits until each is listed. Reports every pin and failure.
+   */
+  pinEach(plan: GuardPlan, req: PinRequest): Promise<PinReport>;
   /** The tag a dry run would pin. */
   tagFor(req: Omit<PinRequest, 'signal'>): string;
 }
@@ -69,8 +90,9 @@ export const NO_ZERTO_GUARD: CheckpointGuard = {
   async plan(vms) {
     return { protection: 'unavailable', vpgs: [], reason: 'no Zerto site is configured (ZERTO_REWIND_CONFIG)', unprotectedVms: vms.map((v) => v.name) };
   },
-  async pin() {
-    throw new AppError('checkpoint_failed', 'No Zerto site is configured, so no checkpoint can be pinned.');
+  async pinEach(plan) {
+    const error = new AppError('checkpoint_failed', 'No Zerto site is configured, so no checkpoint can be pinned.');
+    return { groups: plan.vpgs.length, pinned: [], failed: plan.vpgs.map((v) => ({ vm: v.vm, site: v.site, error })) };
   },
   tagFor() {
     return '';
@@ -125,13 +147,32 @@ export async function runGuard(
       ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
     };
   }
-  const pinned = await guard.pin(plan, req);
+  const pinned = joined(await guard.pinEach(plan, req));
   return {
     ...base, status: 'checkpointed', tag: pinned.tag, checkpoints: pinned.checkpoints,
     ...(pinned.tags.length > 1 ? { tags: pinned.tags } : {}),
     message: `Pinned checkpoint '${pinned.tag}' on ${pinned.checkpoints.length} VPG(s) before the change.`,
     ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
   };
+}
+
+/** A change needs every pin: the first failure's code (checkpoint_timeout stays a timeout), naming what did get pinned. */
+function joined(report: PinReport): { tag: string; tags: string[]; checkpoints: PinnedCheckpoint[] } {
+  const checkpoints: PinnedCheckpoint[] = report.pinned.flatMap((g) => g.checkpoints.map((c) => ({
+    vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site: g.site, vm: g.vm, tag: g.tag,
+  })));
+  if (report.failed.length === 1 && report.groups === 1) throw report.failed[0]!.error;
+  if (report.failed.length) {
+    const first = toPublicError(report.failed[0]!.error);
+    const failed = report.failed.map((f) => `${f.vm}: ${toPublicError(f.error).message}`);
+    throw new AppError(first.code, `Checkpoints could not be pinned for every VM, so the change was not made: ${failed.join('; ')}.`, {
+      retryable: first.retryable,
+      details: { pinned: checkpoints, failed },
+      hint: 'Checkpoints already pinned stay in the journal (harmless). Fix the failing VPG and retry with the same change_id: pinned ones are reused.',
+    });
+  }
+  const tags = [...new Set(report.pinned.map((g) => g.tag))];
+  return { tag: tags[0] ?? '', tags, checkpoints };
 }
 
 function names(vms: GuardVm[]): string {

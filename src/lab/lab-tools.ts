@@ -33,6 +33,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
       'standing in for ssh/winrm. Guarded like any change: a tagged Zerto checkpoint is pinned first when the VM is protected.',
     category: 'mutate',
     surface: 'lab',
+    toolset: 'lab',
     idempotent: true,
     input: z.object({
       vm: z.string().min(1).describe('Lab VM name, guest hostname or moid (e.g. app-01).'),
@@ -67,6 +68,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     description: 'LAB ONLY. Reads a text file from a simulated guest as it is now, to see a change and its recovery.',
     category: 'read',
     surface: 'lab',
+    toolset: 'lab',
     idempotent: true,
     input: z.object({
       vm: z.string().min(1).describe('Lab VM name, guest hostname or moid (e.g. app-01).'),

@@ -1,13 +1,22 @@
-// A tool is declared once, as data: name, category, schemas, how to resolve what it touches, and a
-// handler. Registration, annotations, policy keys, audit fields, the README table and the schema
-// snapshots are all derived from this declaration; handlers hold no cross-cutting logic.
+// A tool is declared once, as data: name, category, schemas, its preconditions, how to resolve
+// what it touches, and a handler. Registration, annotations, policy keys, audit fields, the README
+// table and the schema snapshots are derived from the declaration, and the pipeline applies the
+// preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
+// cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { z } from 'zod';
 import type { Category } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
 import type { ToolServices } from './services.js';
+import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 
+/** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
 export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab';
+
+/** The group a toolset selector may turn on or off as a whole. Plain data; nothing reads it yet. */
+export type Toolset =
+  | 'vsphere_read' | 'vsphere_change' | 'vsphere_destructive'
+  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab';
 
 export interface TargetRef {
   name: string;
@@ -27,6 +36,12 @@ export interface AffectedObject extends Record<string, unknown> {
   resource_pool?: string;
 }
 
+/**
+ * What resolve hands the pipeline: the exact targets and objects of the call. A tool extends it
+ * with what its execute needs (bound moids, a looked-up VPG) and declares that type on defineTool,
+ * so execute receives it typed. A proposal keeps it whole, so a confirmation acts on exactly the
+ * objects that were proposed.
+ */
 export interface Resolution {
   /** Reads: every target asked for (decided one by one). Changes: exactly one. */
   targets: TargetRef[];
@@ -67,50 +82,88 @@ export interface ExecContext extends CallContext {
   deniedTargets: Map<string, { code: 'policy_denied' | 'rate_limited'; message: string; retryable: boolean }>;
   /** The decision's per-target flags, for tools that act on them (auto-snapshot). */
   flags: { autoSnapshotBeforeDestroy: boolean; dryRun: boolean };
+  /** Safety snapshots the pipeline took before execute (the `safetySnapshot` precondition). */
+  safetySnapshots: SafetySnapshot[];
 }
 
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/**
+ * `safetySnapshot`: a revert-type change (it discards a VM's current state but keeps the VM). With
+ * the target's auto_snapshot_before_destroy on, the pipeline takes a disk-only snapshot of every
+ * resolved VM first, refuses the change if any fails, and adds them to the result as
+ * `safety_snapshots`.
+ */
+export interface SafetySnapshotRule<A = Record<string, unknown>, R = Resolution> {
+  /** The change as the refusal names it: "... so the <change> was NOT run". */
+  change: string;
+  /** Recorded in the snapshot's description: "Taken by zerto-rewind-mcp before <reason>". */
+  reason?: (args: A, resolution: R) => string;
+  /** Only some calls of the tool are revert-type (bulk: only revert_to_current_snapshot). */
+  when?: (args: A) => boolean;
+}
+
+/** The guard precondition: `false` for tools that must not be guarded themselves. */
+export type GuardRule = false | {
+  /** The argument naming the VM, for the built-in catalog row of this tool (default 'vm'). */
+  vmArg?: string;
+};
+
+/** Fields the pipeline adds to a change's result; a handler need not return them. */
+type PipelineAdded = 'safety_snapshots';
+export type HandlerOutput<O extends z.ZodObject> = Omit<z.infer<O>, PipelineAdded> & Partial<Pick<z.infer<O>, Extract<keyof z.infer<O>, PipelineAdded>>>;
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, R extends Resolution = Resolution> {
   name: string;
   title: string;
   description: string;
   category: Category;
   surface: Surface;
-  /** Destructive tools are always two-phase; others may opt in (zerto_recover_file). */
-  twoPhase?: boolean;
+  toolset: Toolset;
   idempotent: boolean;
   /** Talks to systems beyond the configured ones (never true here; kept explicit). */
   openWorld?: boolean;
   input: I;
   /** The result of executing. For two-phase tools this is what confirm_action's `result` holds. */
   output: O;
-  /** Registered only when this returns true (e.g. Zerto tools need a Zerto site). */
-  enabled?: (services: ToolServices) => boolean;
-  /** Lifecycle tools run their own short path (they are the pipeline's second half). */
-  direct?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;
-  resolve?: (args: z.infer<I>, ctx: CallContext) => Promise<Resolution>;
-  execute?: (args: z.infer<I>, resolution: Resolution, ctx: ExecContext) => Promise<z.infer<O>>;
-  /** What a dry run reports instead of executing; defaults to the summary and affected objects. */
-  dryRun?: (args: z.infer<I>, resolution: Resolution, ctx: ExecContext) => Promise<Record<string, unknown>>;
-  /** Tools that must not be guarded themselves (the Zerto checkpoint tools, catalog edits). */
-  unguarded?: boolean;
+
+  // Preconditions, applied by the pipeline (docs/ARCHITECTURE.md, "Preconditions").
+  /** Destructive tools are always two-phase; others may opt in (zerto_recover_file). */
+  twoPhase?: boolean;
+  /** The `target` argument must name exactly one target: "all" is denied (and audited) by policy. */
+  singleTarget?: boolean;
+  /** Take a safety snapshot of the resolved VMs before executing ('before': the defaults). */
+  safetySnapshot?: 'before' | SafetySnapshotRule<z.infer<I>, R>;
+  /** Changes are guarded by default (a checkpoint for the resolved VMs); false opts out. */
+  guard?: GuardRule;
   /**
    * Overrides the annotation derived from the category, for the rare tool whose effect is not
    * its category's: confirm_action is a lifecycle call that executes destructive proposals.
    */
   destructiveHint?: boolean;
+
+  /** Lifecycle tools act on a proposal, not on objects: the object steps are skipped for them. */
+  direct?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;
+  resolve?: (args: z.infer<I>, ctx: CallContext) => Promise<R>;
+  execute?: (args: z.infer<I>, resolution: R, ctx: ExecContext) => Promise<HandlerOutput<O>>;
+  /** What a dry run reports instead of executing; defaults to the summary and affected objects. */
+  dryRun?: (args: z.infer<I>, resolution: R, ctx: ExecContext) => Promise<Record<string, unknown>>;
 }
 
 // Variance: the registry holds tools of many schemas; handlers are only ever called with args
-// that were parsed by the same tool's schema.
+// that were parsed by the same tool's schema and the resolution that tool's resolve returned.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTool = ToolDefinition<any, any>;
+export type AnyTool = ToolDefinition<any, any, any>;
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, R extends Resolution = Resolution>(def: ToolDefinition<I, O, R>): ToolDefinition<I, O, R> {
   return def;
 }
 
 export function isTwoPhase(tool: AnyTool): boolean {
   return tool.category === 'destructive' || tool.twoPhase === true;
+}
+
+/** Whether the guard step runs for this tool (a change that did not opt out). */
+export function isGuarded(tool: AnyTool): boolean {
+  return tool.category !== 'read' && !tool.direct && tool.guard !== false;
 }
 
 export function policyObjects(affected: AffectedObject[]): PolicyObject[] {

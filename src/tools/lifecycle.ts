@@ -5,7 +5,8 @@ import { fromPublicError, toPublicError } from '../core/errors.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import { defineTool, type CallContext } from './define.js';
 import { TokenArg } from './args.js';
-import { auditor, executeProposal } from './pipeline.js';
+import { continueProposal } from './pipeline.js';
+import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
@@ -25,7 +26,7 @@ export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, v
   const store = ctx.services.confirmations;
   let outcome;
   try {
-    outcome = await executeProposal(p, ctx, via);
+    outcome = await continueProposal(p, ctx, via);
   } catch (err) {
     const e = toPublicError(err);
     store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
@@ -56,6 +57,7 @@ export const confirmAction = defineTool({
     "proposal's target first. Proposals on targets that require web approval cannot be confirmed here.",
   category: 'mutate',
   surface: 'lifecycle',
+  toolset: 'lifecycle',
   idempotent: false,
   // It is the call that actually deletes, reverts or restores: clients that prompt on
   // destructive tools must prompt here.
@@ -82,6 +84,7 @@ export const cancelAction = defineTool({
   description: 'Cancels a pending two-phase proposal by its token. Nothing runs; the cancellation is audited.',
   category: 'mutate',
   surface: 'lifecycle',
+  toolset: 'lifecycle',
   idempotent: true,
   input: z.object({ token: TokenArg }),
   output: z.object({ state: z.literal('cancelled'), tool: z.string(), target: z.string(), proposal_id: z.string() }),
@@ -116,6 +119,7 @@ export const listPendingActions = defineTool({
     'Tokens are not listed: confirm with the token from the original proposal, or propose again.',
   category: 'read',
   surface: 'lifecycle',
+  toolset: 'lifecycle',
   idempotent: true,
   input: z.object({}),
   output: z.object({ proposals: z.array(PendingRow) }),

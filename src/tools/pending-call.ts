@@ -6,5 +6,4 @@ export interface PendingCall {
   tool: AnyTool;
   args: Record<string, unknown>;
   resolution: Resolution;
-  override: boolean;
 }

@@ -1,9 +1,9 @@
 // Which tools exist in this process, derived from the declarations and the configuration:
 // destructive tools only with ENABLE_DESTRUCTIVE=true (structurally absent otherwise), the
 // lifecycle tools whenever any two-phase tool is registered, vendor tools when their vendor is
-// configured. Also derives the advertised schemas.
+// configured (from the tool's `surface`). Also derives the advertised schemas.
 import { z } from 'zod';
-import { annotationsOf, isTwoPhase, type AnyTool } from './define.js';
+import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { ProposalSchema } from './proposal.js';
 import type { ToolServices } from './services.js';
@@ -12,12 +12,20 @@ export interface RegistryOptions {
   enableDestructive: boolean;
 }
 
+/** Whether a configuration offers a surface. Lab tools are only ever passed in by lab mode (or a test). */
+const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> = {
+  vsphere: (s) => s.targets.length > 0 && s.ext.vsphere !== undefined,
+  zerto: (s) => s.ext.zerto !== undefined,
+  lifecycle: () => true,
+  lab: () => true,
+};
+
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
   const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
   const chosen = all.filter((t) => {
     if (lifecycle.has(t)) return false;
     if (t.category === 'destructive' && !opts.enableDestructive) return false;
-    return t.enabled ? t.enabled(services) : true;
+    return SURFACE_CONFIGURED[t.surface](services);
   });
   const names = new Set<string>();
   for (const t of chosen) {

@@ -4,7 +4,7 @@
 // JSON error object in text, with code, retryable and a hint.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { redactValues } from '../core/redact.js';
-import type { ToolOutcome } from './pipeline.js';
+import type { ToolOutcome } from './pipeline-call.js';
 
 export function render(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
   if (outcome.ok) {

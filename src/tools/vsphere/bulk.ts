@@ -14,11 +14,10 @@ import type { VmRow, VsphereClient, WaitOptions } from '../../vsphere/client.js'
 import { defineTool, type AffectedObject, type CallContext, type Resolution } from '../define.js';
 import { FolderArg, ChangeCommonArgs, TargetArg } from '../args.js';
 import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
-import { changeTarget, onTarget, vsphereEnabled } from './common.js';
-import {
-  GHOST_STATES, phaseWait, policyFlagsNow, SafetySnapshotSchema, takeSafetySnapshot, type SafetySnapshot,
-} from './change-support.js';
-
+import { oneTarget } from './common.js';
+import { GHOST_STATES, policyFlagsNow } from './change-support.js';
+import { SafetySnapshotSchema } from './safety-snapshot.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -31,7 +30,20 @@ const Input = z.object({
   ...ChangeCommonArgs,
 });
 
-function rowAffected(target: string, r: VmRow): AffectedObject {
+/** One VM of the bulk change, bound by moid (and, for a revert, the snapshot current at proposal time). */
+interface BulkVm {
+  name: string;
+  moid: string;
+  target: string;
+  currentSnapshot: { name: string; moid: string } | null;
+}
+
+interface BulkChange extends Resolution {
+  target: string;
+  vms: BulkVm[];
+}
+
+function rowAffected(target: string, r: VmRow): AffectedObject & { moid: string } {
   return {
     type: 'vm', name: r.name, moid: r.moid, target,
     ...(r.folder ? { folder: r.folder.replace(/^\//, '') } : {}),
@@ -46,10 +58,8 @@ function refuse(message: string, hint: string, vms: AffectedObject[]): never {
   throw new AppError('invalid_state', `${message}: ${listOf(vms)}.`, { hint, details: { vms: vms.map((v) => ({ name: v.name, moid: v.moid })) } });
 }
 
-async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promise<Resolution> {
-  const t = changeTarget(ctx.services, args.target);
-  if (t.targetIsAll) return { ...t, affected: [], summary: `bulk ${args.action} on target 'all' (refused: changes take exactly one target)` };
-  const target = t.targets[0]!;
+async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promise<BulkChange> {
+  const target = oneTarget(ctx.services, args.target);
   const re = compileRe2(args.name_regex);
   const rows = await onTarget(ctx, target.name, (client, call) => client.listVms(call));
   const matched = rows.filter((r) => !r.template && re.matcher(r.name).find() && (!args.folder || inSubtree(r.folder, args.folder)));
@@ -58,11 +68,12 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
     throw new AppError('not_found', `No VM on target '${target.name}' is ${scope}.`, { hint: 'Check the names with list_vms (same name_regex and folder), then adjust the pattern.' });
   }
   let affected = matched.map((r) => rowAffected(target.name, r));
-  const base = { targets: [target], bulkCount: matched.length };
+  const base = { targets: [target], bulkCount: matched.length, target: target.name };
   // Over the limit: the pipeline denies before any proposal; spend no more round trips on it.
   if (matched.length > policyFlagsNow(ctx, target.name).maxBulkObjects) {
-    return { ...base, affected, summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target '${target.name}'` };
+    return { ...base, affected, vms: bulkVms(affected, target.name, new Map()), summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target '${target.name}'` };
   }
+  const current = new Map<string, { name: string; moid: string } | null>();
   // State refusals run in the pipeline once the policy allowed the call (Resolution.checks).
   const checks: Array<() => void> = [];
   const check = (f: () => void) => checks.push(f);
@@ -77,22 +88,31 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
     });
   } else {
     affected = await onTarget(ctx, target.name, async (client, call) => {
-      const out: AffectedObject[] = [];
+      const out: Array<AffectedObject & { moid: string }> = [];
       for (const v of affected) {
-        const s = await client.listSnapshots(v.moid!, call);
-        const current = s.flat.find((x) => x.moid === s.current);
-        out.push({ ...v, snapshot_count: s.flat.length, current_snapshot: current ? { name: current.name, moid: current.moid } : null });
+        const s = await client.listSnapshots(v.moid, call);
+        const snap = s.flat.find((x) => x.moid === s.current);
+        const ref = snap ? { name: snap.name, moid: snap.moid } : null;
+        current.set(v.moid, ref);
+        out.push({ ...v, snapshot_count: s.flat.length, current_snapshot: ref });
       }
       return out;
     });
     if (args.action === 'revert_to_current_snapshot') {
-      const none = affected.filter((v) => !v.current_snapshot);
+      const none = affected.filter((v) => !current.get(v.moid));
       check(() => {
         if (none.length) refuse('These VMs have no current snapshot to revert to', 'Narrow name_regex to VMs that have snapshots (list_snapshots).', none);
       });
     }
   }
-  return { ...base, affected, checks, summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy) };
+  return {
+    ...base, affected, vms: bulkVms(affected, target.name, current), checks,
+    summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy),
+  };
+}
+
+function bulkVms(affected: Array<AffectedObject & { moid: string }>, target: string, current: Map<string, { name: string; moid: string } | null>): BulkVm[] {
+  return affected.map((a) => ({ name: a.name, moid: a.moid, target, currentSnapshot: current.get(a.moid) ?? null }));
 }
 
 function bulkSummary(action: Action, vms: AffectedObject[], scope: string, target: string, safety: boolean): string {
@@ -131,8 +151,11 @@ export const bulkVmAction = defineTool({
     'safety snapshot of every VM first (auto_snapshot_before_destroy) and reverts nothing if any of them fails.',
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
+  // Only the revert discards state; deletes would delete a safety snapshot with the VM or the others.
+  safetySnapshot: { change: 'revert', reason: () => 'a bulk revert_to_current_snapshot', when: (args) => args.action === 'revert_to_current_snapshot' },
   idempotent: false,
-  enabled: vsphereEnabled,
   input: Input,
   output: z.object({
     target: z.string(),
@@ -144,42 +167,17 @@ export const bulkVmAction = defineTool({
     note: z.string(),
   }),
   resolve: resolveBulk,
-  async execute(args, resolution, ctx) {
-    const target = resolution.targets[0]!.name;
-    const vms = resolution.affected.filter((a) => a.type === 'vm').map((a) => ({ ...a, moid: a.moid!, target }) as AffectedObject & { moid: string; target: string });
-    const takeSafety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
-    const phases = vms.length * (takeSafety ? 2 : 1);
+  async execute(args, { target, vms }, ctx) {
+    // With safety snapshots, the pipeline took them in the first half of the call's progress.
+    const phases = vms.length;
     // Each VM step is its own onTarget call with its own bounded budget: a slow VM cannot use up
     // the others' time, and a task outliving its budget is left running (not cancelled) and
     // reported on its row with its task moid, while the remaining VMs still run.
     const step = <T>(phase: number, label: string, fn: (client: VsphereClient, wait: WaitOptions) => Promise<T>): Promise<T> =>
       onTarget(ctx, target, (client, call) => fn(client, phaseWait(ctx, call, phase, phases, label)));
     const notAttempted = { code: 'cancelled', message: 'Not attempted: the call was cancelled before this VM was reached.' };
-
-    const safety: SafetySnapshot[] = [];
-    if (takeSafety) {
-      const failed: Array<{ vm: string; moid: string; code: string; message: string }> = [];
-      for (const [i, vm] of vms.entries()) {
-        if (ctx.signal.aborted) {
-          failed.push({ vm: vm.name, moid: vm.moid, ...notAttempted });
-          continue;
-        }
-        try {
-          safety.push(await step(i, `safety snapshot ${vm.name}`, (client, wait) => takeSafetySnapshot(client, ctx, vm, wait, 'a bulk revert_to_current_snapshot')));
-        } catch (err) {
-          const e = toPublicError(err);
-          failed.push({ vm: vm.name, moid: vm.moid, code: e.code, message: e.message });
-        }
-      }
-      if (failed.length) {
-        throw new AppError('task_failed',
-          `Safety snapshots failed on ${failed.length} of ${vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
-          `Safety snapshots already taken (left in place): ${safety.length ? safety.map((s) => `'${s.name}' (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
-            hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
-            details: { failed, safety_snapshots_taken: safety },
-          });
-      }
-    }
+    const safety = ctx.safetySnapshots;
+    const takeSafety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
 
     // Every VM of the proposal gets a row, in order: ok, its error, or not attempted.
     const results: Array<z.infer<typeof ResultRow>> = [];
@@ -190,10 +188,10 @@ export const bulkVmAction = defineTool({
         continue;
       }
       try {
-        results.push(await step((takeSafety ? vms.length : 0) + i, `${args.action} ${vm.name}`, async (client, wait) => {
+        results.push(await step(i, `${args.action} ${vm.name}`, async (client, wait) => {
           if (args.action === 'delete_vm') return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.destroy(vm.moid, wait)).task };
           if (args.action === 'delete_all_snapshots') return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.removeAllSnapshots(vm.moid, wait)).task };
-          const snap = vm.current_snapshot as { name: string; moid: string };
+          const snap = vm.currentSnapshot!;
           return { vm: vm.name, moid: vm.moid, ok: true, task: (await client.revertToSnapshot(snap.moid, {}, wait)).task, reverted_to: snap };
         }));
       } catch (err) {
@@ -221,13 +219,13 @@ export const bulkVmAction = defineTool({
         (stillRunning.size ? ' Tasks still running in vCenter were not cancelled: check them with get_tasks before retrying.' : '')
       : '';
     return {
-      target, action: args.action, results, succeeded: results.length - failed.length, failed: failed.length, safety_snapshots: safety,
+      target, action: args.action, results, succeeded: results.length - failed.length, failed: failed.length,
       note: `${base}${partial}`,
     };
   },
-  async dryRun(args, resolution, ctx) {
-    const vms = resolution.affected.filter((a) => a.type === 'vm');
+  async dryRun(args, { target, affected }, ctx) {
+    const vms = affected.filter((a) => a.type === 'vm');
     const safety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
-    return { would: `${safety ? `take ${vms.length} safety snapshot(s), then ` : ''}${args.action} on ${vms.length} VM(s) of target '${resolution.targets[0]!.name}': ${listOf(vms)}` };
+    return { would: `${safety ? `take ${vms.length} safety snapshot(s), then ` : ''}${args.action} on ${vms.length} VM(s) of target '${target}': ${listOf(vms)}` };
   },
 });

@@ -1,12 +1,13 @@
-// What the vSphere change tools share: turning `target` + `vm` into a Resolution bound to exact
-// moids (and refusing ghost records up front), the per-target policy flags a proposal can already
-// tell the human about, task progress wired to MCP progress, and the safety snapshot.
+// What the vSphere change tools share: turning `target` + `vm` into a resolution bound to exact
+// moids (and refusing ghost records up front), and the per-target policy flags a proposal can
+// already tell the human about.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { targetFlags } from '../../core/policy-engine.js';
-import type { CallOptions, VsphereClient, VmDetails, WaitOptions } from '../../vsphere/client.js';
-import { type AffectedObject, type CallContext, type Resolution, type TargetRef } from '../define.js';
-import { changeTarget, onTarget, vmAffected } from './common.js';
+import type { VmDetails } from '../../vsphere/client.js';
+import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
+import { oneTarget, vmAffected } from './common.js';
+import { onTarget } from './task-runner.js';
 
 /** Connection states on which vCenter disables nearly every VM method (all but UnregisterVM). */
 export const GHOST_STATES = new Set(['orphaned', 'inaccessible', 'invalid']);
@@ -19,8 +20,16 @@ export interface ChangeVm {
   checks: Array<() => void>;
 }
 
-/** Result of resolving the target of a change: either `target: "all"` (policy denies it) or one VM. */
-export type ChangeResolution = { all: Resolution } | { all?: undefined; vm: ChangeVm };
+/** A change bound to one VM (by moid): the base of what a vSphere change tool's resolve returns. */
+export interface VmChange extends Resolution {
+  vm: BoundVm;
+}
+
+export interface BoundVm {
+  name: string;
+  moid: string;
+  target: string;
+}
 
 /** The change arguments every tool has. */
 export interface ChangeArgs {
@@ -30,22 +39,16 @@ export interface ChangeArgs {
 }
 
 /**
- * One target and one VM, bound by moid. `target: "all"` comes back as such so the pipeline denies
- * and audits it without touching any vCenter. A ghost record is refused (unless `allowGhost`)
+ * One target and one VM, bound by moid (`target: "all"` never gets here: the tools declare
+ * singleTarget, so the pipeline denies it first). A ghost record is refused (unless `allowGhost`)
  * through Resolution.checks, which the pipeline runs only once the policy allowed the call.
  */
-export async function resolveChangeVm(
-  ctx: CallContext,
-  args: ChangeArgs,
-  opts: { allowGhost?: boolean } = {},
-): Promise<ChangeResolution> {
-  const t = changeTarget(ctx.services, args.target);
-  if (t.targetIsAll) return { all: { ...t, affected: [], summary: `change on target 'all' (refused: changes take exactly one target)` } };
-  const ref = t.targets[0]!;
+export async function resolveChangeVm(ctx: CallContext, args: ChangeArgs, opts: { allowGhost?: boolean } = {}): Promise<ChangeVm> {
+  const ref = oneTarget(ctx.services, args.target);
   const details = await onTarget(ctx, ref.name, async (client, call) => client.getVmDetails((await client.resolveOne('vm', args.vm, call)).moid, call));
   const vm: ChangeVm = { target: ref, details, affected: vmAffected(ref.name, details), checks: [] };
   if (!opts.allowGhost) vm.checks.push(() => requireUsable(details, ref.name));
-  return { vm };
+  return vm;
 }
 
 /** vCenter disables the method on a ghost record with a subject-less fault; say why, up front. */
@@ -58,25 +61,16 @@ export function requireUsable(d: VmDetails, target: string): void {
   }
 }
 
-/** A Resolution for one VM (plus further objects), with the one-line summary. */
-export function vmResolution(vm: ChangeVm, summary: string, extra: AffectedObject[] = []): Resolution {
-  return { targets: [vm.target], affected: [vm.affected, ...extra], summary, checks: vm.checks };
+/** The resolution of a change to one VM (plus further objects), with the one-line summary. */
+export function vmResolution(vm: ChangeVm, summary: string, extra: AffectedObject[] = []): VmChange {
+  return {
+    targets: [vm.target], affected: [vm.affected, ...extra], summary, checks: vm.checks,
+    vm: { name: vm.details.name, moid: vm.details.moid, target: vm.target.name },
+  };
 }
 
 export function vmLabel(name: string, moid: string): string {
   return `VM '${name}' (${moid})`;
-}
-
-/** The resolved VM of a Resolution (the first affected object of type vm). */
-export function boundVm(resolution: Resolution): { name: string; moid: string; target: string } {
-  const vm = resolution.affected.find((a) => a.type === 'vm');
-  const target = resolution.targets[0]?.name;
-  if (!vm?.moid || !target) throw new AppError('internal', 'The resolution does not name a VM.');
-  return { name: vm.name, moid: vm.moid, target };
-}
-
-export function boundObject(resolution: Resolution, type: string): AffectedObject | undefined {
-  return resolution.affected.find((a) => a.type === type);
 }
 
 /**
@@ -91,62 +85,5 @@ export function policyFlagsNow(ctx: CallContext, target: string): { autoSnapshot
   return { autoSnapshotBeforeDestroy: f.autoSnapshotBeforeDestroy, maxBulkObjects: f.maxBulkObjects };
 }
 
-/**
- * Wait options for phase `phase` of `phases`: vSphere's task percentage is scaled into one
- * 0..100 range for the whole call and reported through MCP progress.
- */
-export function phaseWait(ctx: CallContext, call: CallOptions, phase: number, phases: number, label: string): WaitOptions {
-  return {
-    ...call,
-    onProgress: (pct, msg) => {
-      const overall = Math.round(((phase + (pct ?? 0) / 100) / phases) * 100);
-      ctx.progress(overall, 100, `${label}${pct !== undefined ? ` ${pct}%` : ''}${msg ? `: ${msg}` : ''}`);
-    },
-  };
-}
-
-export interface SafetySnapshot {
-  name: string;
-  /** Snapshot moid (what revert_snapshot / delete_snapshot take). */
-  id: string;
-  moid: string;
-  vm: string;
-  vm_moid: string;
-  target: string;
-}
-
-export const SafetySnapshotSchema = z.object({
-  name: z.string(),
-  id: z.string().describe('Snapshot moid.'),
-  moid: z.string().describe('Snapshot moid (same as id).'),
-  vm: z.string(),
-  vm_moid: z.string(),
-  target: z.string(),
-});
-
-/** `mcp-safety-<epoch seconds>-<audit id prefix>`: sortable, and greppable back to the audit log. */
-export function safetySnapshotName(auditId: string): string {
-  return `mcp-safety-${Math.floor(Date.now() / 1000)}-${auditId.slice(0, 8)}`;
-}
-
-/** Takes a disk-only, unquiesced snapshot of the VM's current state before a revert-type change. */
-export async function takeSafetySnapshot(
-  client: VsphereClient, ctx: CallContext, vm: { name: string; moid: string; target: string }, wait: WaitOptions, reason: string,
-): Promise<SafetySnapshot> {
-  const name = safetySnapshotName(ctx.auditId);
-  const { snapshot } = await client.createSnapshot(vm.moid, {
-    name,
-    description: `Taken by zerto-rewind-mcp before ${reason} (audit id ${ctx.auditId}). Revert to it to undo; delete it when no longer needed.`,
-    memory: false,
-    quiesce: false,
-  }, wait);
-  return { name, id: snapshot, moid: snapshot, vm: vm.name, vm_moid: vm.moid, target: vm.target };
-}
-
 /** Where a dry run reports what it would have done. */
 export const WouldField = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };
-
-/** Shorthand for the one-target call of a change. */
-export function onVmTarget<T>(ctx: CallContext, resolution: Resolution, fn: (client: VsphereClient, call: CallOptions) => Promise<T>): Promise<T> {
-  return onTarget(ctx, boundVm(resolution).target, fn);
-}

@@ -3,21 +3,11 @@
 // policy's per-target denials into the partial-results shape.
 import { z } from 'zod';
 import { AppError, type PublicError } from '../../core/errors.js';
-import type { TargetPool } from '../../vsphere/target-pool.js';
 import type { VsphereClient, CallOptions } from '../../vsphere/client.js';
 import type { VmDetails } from '../../vsphere/vms.js';
-import type { AffectedObject, CallContext, ExecContext, TargetRef } from '../define.js';
+import type { AffectedObject, ExecContext, TargetRef } from '../define.js';
 import type { ToolServices } from '../services.js';
-
-export function vsphereEnabled(services: ToolServices): boolean {
-  return services.targets.length > 0 && services.ext.vsphere !== undefined;
-}
-
-export function pool(ctx: { services: ToolServices }): TargetPool {
-  const p = ctx.services.ext.vsphere;
-  if (!p) throw new AppError('invalid_input', 'No vSphere targets are configured.', { hint: 'Set TARGETS_FILE to a targets.yaml.' });
-  return p;
-}
+import { callOptions, pool } from './task-runner.js';
 
 function refOf(services: ToolServices, name: string): TargetRef {
   const t = services.targets.find((x) => x.name === name);
@@ -37,30 +27,9 @@ export function readTargets(services: ToolServices, arg: string | string[]): Tar
   return names.map((n) => refOf(services, n));
 }
 
-/** Changes: exactly one named target; 'all' is returned as such so policy can deny and audit it. */
-export function changeTarget(services: ToolServices, arg: string): { targets: TargetRef[]; targetIsAll?: true } {
-  if (arg === 'all') return { targets: services.targets.map((t) => refOf(services, t.name)), targetIsAll: true };
-  return { targets: [refOf(services, arg)] };
-}
-
-export function callOptions(ctx: CallContext, call: CallOptions): CallOptions {
-  return { ...call, operationId: ctx.auditId };
-}
-
-/** Default budget of one onTarget call (queueing included). */
-export const CHANGE_TIMEOUT_MS = 10 * 60_000;
-
-/**
- * Runs `fn` against the one target of a change, within the pool's limits and a bounded budget
- * (default CHANGE_TIMEOUT_MS, queueing included). The MCP request's signal (notifications/cancelled)
- * cancels a task being waited for; the budget running out does not: the task keeps running in
- * vCenter and the error (`timeout`, details.still_running, details.task) names it. A tool acting on
- * many objects calls this once per object, so each gets its own budget.
- */
-export function onTarget<T>(
-  ctx: CallContext, target: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: { timeoutMs?: number } = {},
-): Promise<T> {
-  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: opts.timeoutMs ?? CHANGE_TIMEOUT_MS });
+/** Changes: the one named target ('all' was denied by the pipeline: the tools declare singleTarget). */
+export function oneTarget(services: ToolServices, name: string): TargetRef {
+  return refOf(services, name);
 }
 
 export function vmAffected(target: string, d: VmDetails): AffectedObject {

@@ -7,20 +7,35 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
-import { defineTool, type AffectedObject } from '../define.js';
+import { defineTool } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { vsphereEnabled } from './common.js';
-import {
-  GHOST_STATES, boundVm, onVmTarget, phaseWait, resolveChangeVm, SafetySnapshotSchema, vmLabel, vmResolution,
-} from './change-support.js';
-
+import { GHOST_STATES, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
+import { SafetySnapshotSchema } from './safety-snapshot.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
   'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
   'For an undo window, power the VM off and wait before deleting it.';
 
 /** What a human needs to see about a VM before agreeing to remove it. */
-export function vmFacts(d: VmDetails): Record<string, unknown> {
+export interface VmFacts extends Record<string, unknown> {
+  power_state: string | null;
+  connection_state: string | null;
+  host: string | null;
+  datastores: string[];
+  disks: Array<{ label: string; capacity_gb: number | null; file: string | null }>;
+  snapshot_count: number;
+  created_at: string | null;
+  guest_hostname: string | null;
+  ip_address: string | null;
+}
+
+/** A removal: the VM plus the facts shown in the proposal (and reported after an unregister). */
+interface RemovalChange extends VmChange {
+  facts: VmFacts;
+}
+
+export function vmFacts(d: VmDetails): VmFacts {
   return {
     power_state: d.power_state,
     connection_state: d.connection_state,
@@ -47,8 +62,9 @@ export const deleteVm = defineTool({
     'invalid VM is refused: vCenter cannot delete such a record; use unregister_vm. ' + NO_SAFETY_SNAPSHOT_FOR_DELETE,
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
@@ -58,11 +74,10 @@ export const deleteVm = defineTool({
     note: z.string(),
     task: z.string(),
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
-    r.vm.checks.push(() => {
+  async resolve(args, ctx): Promise<RemovalChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
+    vm.checks.push(() => {
       if (d.power_state !== 'poweredOff') {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is ${d.power_state ?? 'in an unknown power state'}; vSphere deletes only powered-off VMs.`, {
           hint: `Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`,
@@ -73,19 +88,18 @@ export const deleteVm = defineTool({
     const facts = vmFacts(d);
     const disks = d.disks.map((x) => `${x.label} ${x.capacity_gb ?? '?'} GB`).join(', ') || 'no disks';
     return {
-      ...vmResolution(r.vm,
+      ...vmResolution(vm,
         `PERMANENTLY DELETE ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host}): its files are destroyed ` +
-        `(${disks}; ${facts.snapshot_count as number} snapshot(s)) on ${(facts.datastores as string[]).join(', ') || 'its datastore'}. No safety snapshot (it would be deleted with the VM).`),
-      affected: [{ ...r.vm.affected, ...facts } as AffectedObject],
+        `(${disks}; ${facts.snapshot_count} snapshot(s)) on ${facts.datastores.join(', ') || 'its datastore'}. No safety snapshot (it would be deleted with the VM).`),
+      affected: [{ ...vm.affected, ...facts }],
+      facts,
     };
   },
-  async execute(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const { task } = await onVmTarget(ctx, resolution, (client, call) => client.destroy(vm.moid, phaseWait(ctx, call, 0, 1, 'delete VM')));
+  async execute(_args, { vm }, ctx) {
+    const { task } = await onTarget(ctx, vm.target, (client, call) => client.destroy(vm.moid, phaseWait(ctx, call, 0, 1, 'delete VM')));
     return { target: vm.target, deleted_vm: vm.name, moid: vm.moid, safety_snapshots: [], note: NO_SAFETY_SNAPSHOT_FOR_DELETE, task };
   },
-  async dryRun(_args, resolution) {
-    const vm = boundVm(resolution);
+  async dryRun(_args, { vm }) {
     return { would: `delete ${vmLabel(vm.name, vm.moid)} and its files from target '${vm.target}' (Destroy_Task); no safety snapshot`, note: NO_SAFETY_SNAPSHOT_FOR_DELETE };
   },
 });
@@ -99,8 +113,9 @@ export const unregisterVm = defineTool({
     'can be registered again from its .vmx file in the datastore browser.',
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
@@ -110,13 +125,12 @@ export const unregisterVm = defineTool({
     files_kept_on: z.array(z.string()).describe('Datastores that still hold the VM files.'),
     note: z.string(),
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args, { allowGhost: true });
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<RemovalChange> {
+    const vm = await resolveChangeVm(ctx, args, { allowGhost: true });
+    const { details: d, target } = vm;
     const ghost = d.connection_state !== null && GHOST_STATES.has(d.connection_state);
     // A ghost's power state is only its last-known value; vCenter does not refuse it on that basis.
-    r.vm.checks.push(() => {
+    vm.checks.push(() => {
       if (d.power_state === 'poweredOn' && !ghost) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is powered on; vSphere unregisters only powered-off VMs.`, {
           hint: 'Power it off first (power_off_vm), then propose again.',
@@ -125,24 +139,22 @@ export const unregisterVm = defineTool({
     });
     const facts = vmFacts(d);
     return {
-      ...vmResolution(r.vm,
+      ...vmResolution(vm,
         `UNREGISTER ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host})${ghost ? ` (record is ${d.connection_state})` : ''}: ` +
-        `the vCenter record is removed; its files stay on ${(facts.datastores as string[]).join(', ') || 'the datastore'}.`),
-      affected: [{ ...r.vm.affected, ...facts } as AffectedObject],
+        `the vCenter record is removed; its files stay on ${facts.datastores.join(', ') || 'the datastore'}.`),
+      affected: [{ ...vm.affected, ...facts }],
+      facts,
     };
   },
-  async execute(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const facts = resolution.affected[0]!;
-    await onVmTarget(ctx, resolution, (client, call) => client.unregister(vm.moid, call));
+  async execute(_args, { vm, facts }, ctx) {
+    await onTarget(ctx, vm.target, (client, call) => client.unregister(vm.moid, call));
     return {
-      target: vm.target, unregistered_vm: vm.name, moid: vm.moid, connection_state: (facts.connection_state as string | null) ?? null,
-      files_kept_on: (facts.datastores as string[] | undefined) ?? [],
+      target: vm.target, unregistered_vm: vm.name, moid: vm.moid, connection_state: facts.connection_state,
+      files_kept_on: facts.datastores,
       note: 'The files were left on the datastore. Register the .vmx again to bring the VM back, or delete the folder in the datastore browser.',
     };
   },
-  async dryRun(_args, resolution) {
-    const vm = boundVm(resolution);
+  async dryRun(_args, { vm }) {
     return { would: `unregister ${vmLabel(vm.name, vm.moid)} from target '${vm.target}' (UnregisterVM), leaving its files` };
   },
 });

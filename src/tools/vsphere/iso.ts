@@ -5,10 +5,15 @@ import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { onTarget, vsphereEnabled } from './common.js';
-import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 const ISO_PATH = /^\[([^\]]+)\] \S.*\.iso$/i;
+
+/** The drive a mount or unmount changes, as it was at resolution. */
+interface CdromChange extends VmChange {
+  cdrom: { key: number; label: string; iso: string | null };
+}
 
 function firstCdrom(d: VmDetails, target: string) {
   const cd = d.cdroms[0];
@@ -40,8 +45,9 @@ export const mountIso = defineTool({
     'guest sees the new media at once; an ISO already mounted there is replaced.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -50,30 +56,28 @@ export const mountIso = defineTool({
     ...ChangeCommonArgs,
   }),
   output: IsoOutput,
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<CdromChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const cd = firstCdrom(d, target.name);
     const dsName = ISO_PATH.exec(args.iso_path)![1]!;
     const ds = await onTarget(ctx, target.name, (client, call) => client.resolveOne('datastore', dsName, call));
-    return vmResolution(r.vm,
-      `mount ISO '${args.iso_path}' on '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'${cd.iso ? ` (replacing '${cd.iso}')` : ''}`,
-      [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }, { type: 'datastore', name: ds.name, moid: ds.moid }]);
+    return {
+      ...vmResolution(vm,
+        `mount ISO '${args.iso_path}' on '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'${cd.iso ? ` (replacing '${cd.iso}')` : ''}`,
+        [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }, { type: 'datastore', name: ds.name, moid: ds.moid }]),
+      cdrom: { key: cd.key, label: cd.label, iso: cd.iso },
+    };
   },
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const cd = boundObject(resolution, 'cdrom')!;
-    const previous = (cd.iso as string | null) ?? null;
-    const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cd.name, iso_path: args.iso_path, previous_iso: previous };
-    return onVmTarget(ctx, resolution, async (client, call) => {
-      const { task } = await client.reconfigure(vm.moid, [{ kind: 'mount_iso', isoPath: args.iso_path, cdromKey: cd.key as number }], phaseWait(ctx, call, 0, 1, 'mount ISO'));
+  async execute(args, { vm, cdrom }, ctx) {
+    const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cdrom.label, iso_path: args.iso_path, previous_iso: cdrom.iso };
+    return onTarget(ctx, vm.target, async (client, call) => {
+      const { task } = await client.reconfigure(vm.moid, [{ kind: 'mount_iso', isoPath: args.iso_path, cdromKey: cdrom.key }], phaseWait(ctx, call, 0, 1, 'mount ISO'));
       return { ...base, changed: true, task };
     });
   },
-  async dryRun(args, resolution) {
-    const vm = boundVm(resolution);
-    return { would: `mount '${args.iso_path}' on '${boundObject(resolution, 'cdrom')!.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+  async dryRun(args, { vm, cdrom }) {
+    return { would: `mount '${args.iso_path}' on '${cdrom.label}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
   },
 });
 
@@ -83,34 +87,33 @@ export const unmountIso = defineTool({
   description: "Ejects the ISO from the VM's first CD-ROM drive (the drive stays, disconnected). Nothing mounted: reported unchanged.",
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: IsoOutput,
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<CdromChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const cd = firstCdrom(d, target.name);
-    return vmResolution(r.vm,
-      `unmount ${cd.iso ? `ISO '${cd.iso}'` : 'the (empty) drive'} from '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'`,
-      [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }]);
+    return {
+      ...vmResolution(vm,
+        `unmount ${cd.iso ? `ISO '${cd.iso}'` : 'the (empty) drive'} from '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'`,
+        [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }]),
+      cdrom: { key: cd.key, label: cd.label, iso: cd.iso },
+    };
   },
-  async execute(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const cd = boundObject(resolution, 'cdrom')!;
-    return onVmTarget(ctx, resolution, async (client, call) => {
+  async execute(_args, { vm, cdrom }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
       // Read the drive again: the proposal-time view may be stale, and an empty drive is a no-op.
-      const now = (await client.getVmDetails(vm.moid, call)).cdroms.find((c) => c.key === cd.key);
-      const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cd.name, iso_path: null, previous_iso: now?.iso ?? null };
+      const now = (await client.getVmDetails(vm.moid, call)).cdroms.find((c) => c.key === cdrom.key);
+      const base = { target: vm.target, vm: vm.name, moid: vm.moid, cdrom: cdrom.label, iso_path: null, previous_iso: now?.iso ?? null };
       if (now && now.iso === null) return { ...base, changed: false };
-      const { task } = await client.reconfigure(vm.moid, [{ kind: 'unmount_iso', cdromKey: cd.key as number }], phaseWait(ctx, call, 0, 1, 'unmount ISO'));
+      const { task } = await client.reconfigure(vm.moid, [{ kind: 'unmount_iso', cdromKey: cdrom.key }], phaseWait(ctx, call, 0, 1, 'unmount ISO'));
       return { ...base, changed: true, task };
     });
   },
-  async dryRun(_args, resolution) {
-    const vm = boundVm(resolution);
-    const cd = boundObject(resolution, 'cdrom')!;
-    return { would: `eject ${cd.iso ? `'${String(cd.iso)}'` : 'nothing (no ISO mounted)'} from '${cd.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+  async dryRun(_args, { vm, cdrom }) {
+    return { would: `eject ${cdrom.iso ? `'${cdrom.iso}'` : 'nothing (no ISO mounted)'} from '${cdrom.label}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
   },
 });

@@ -5,7 +5,8 @@
 // per-target policy and rate limits and still writes its `call` audit line.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { FanOutError, pool, vsphereEnabled } from './common.js';
+import { FanOutError } from './common.js';
+import { pool } from './task-runner.js';
 import { nstr, trimError } from './read-common.js';
 
 const TargetRow = z.object({
@@ -35,8 +36,8 @@ export const listTargets = defineTool({
     'Call this first to learn the target names.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({}),
   output: z.object({ targets: z.array(TargetRow) }),
   async resolve() {

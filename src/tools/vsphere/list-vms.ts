@@ -8,7 +8,7 @@ import { defineTool } from '../define.js';
 import {
   ConnectionStateArg, FolderArg, HostArg, LimitArg, NameArg, OffsetArg, PowerStateArg, ResourcePoolArg, TargetsArg,
 } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { inSubtree, IsoTimeArg, nameMatcher, SafeNameRegexArg, timeMatcher } from './filters.js';
 import { nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
 
@@ -96,8 +96,8 @@ export const listVms = defineTool({
     'Use get_vm_details for disks, NICs and snapshots of one VM.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: Input,
   output: fanOutSchema(z.object({ ...PageMeta, vms: z.array(VmListRow) })),
   async resolve(args, ctx) {

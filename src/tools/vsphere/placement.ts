@@ -6,8 +6,8 @@ import { AppError } from '../../core/errors.js';
 import type { CallOptions, Candidate, ObjectKind, VsphereClient } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
 import { DatastoreArg, FolderArg, HostArg, NameArg, ChangeCommonArgs, ResourcePoolArg, TargetArg, VmArg } from '../args.js';
-import { onTarget, vsphereEnabled } from './common.js';
-import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 /** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
 async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
@@ -26,7 +26,23 @@ async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: str
   });
 }
 
-const placed = (type: string, c: Candidate): AffectedObject => ({ type, name: c.name, moid: c.moid, path: c.path });
+const placed = (type: string, c: Candidate): AffectedObject & { moid: string } => ({ type, name: c.name, moid: c.moid, path: c.path });
+
+type Place = { name: string; moid: string };
+
+/** Where the VM goes, by moid, and where it was at resolution. */
+interface MigrateChange extends VmChange {
+  host?: Place;
+  datastore?: Place;
+  currentHost: string | null;
+}
+
+/** The clone's placement, every part by moid (absent: the source's). */
+interface CloneChange extends VmChange {
+  placement: { folder?: string; host?: string; datastore?: string; pool?: string };
+}
+
+const place = (o: AffectedObject & { moid: string } | undefined): Place | undefined => (o ? { name: o.name, moid: o.moid } : undefined);
 
 export const migrateVm = defineTool({
   name: 'migrate_vm',
@@ -36,8 +52,9 @@ export const migrateVm = defineTool({
     'moves are out of scope. Progress notifications are sent while the task runs.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -56,12 +73,11 @@ export const migrateVm = defineTool({
     task: z.string().optional(),
     ...WouldField,
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<MigrateChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const extra = await onTarget(ctx, target.name, async (client, call) => {
-      const out: AffectedObject[] = [];
+      const out: Array<AffectedObject & { moid: string }> = [];
       if (args.host) out.push(placed('host', await resolvePlace(client, 'host', args.host, call)));
       if (args.datastore) out.push(placed('datastore', await resolvePlace(client, 'datastore', args.datastore, call)));
       return out;
@@ -72,15 +88,15 @@ export const migrateVm = defineTool({
       host ? `host ${d.host?.name ?? '?'} -> ${host.name}` : null,
       ds ? `datastore ${d.datastores.map((x) => x.name).join('+') || '?'} -> ${ds.name}` : null,
     ].filter(Boolean);
-    return vmResolution(r.vm, `migrate ${vmLabel(d.name, d.moid)} on target '${target.name}': ${moves.join(', ')}`,
-      [...extra, { type: 'placement', name: 'current', host: d.host?.name ?? null, host_moid: d.host?.moid ?? null, datastores: d.datastores.map((x) => x.moid), datastore_names: d.datastores.map((x) => x.name) }]);
+    const bound = { ...(host ? { host: place(host)! } : {}), ...(ds ? { datastore: place(ds)! } : {}), currentHost: d.host?.name ?? null };
+    return {
+      ...vmResolution(vm, `migrate ${vmLabel(d.name, d.moid)} on target '${target.name}': ${moves.join(', ')}`,
+        [...extra, { type: 'placement', name: 'current', host: d.host?.name ?? null, host_moid: d.host?.moid ?? null, datastores: d.datastores.map((x) => x.moid), datastore_names: d.datastores.map((x) => x.name) }]),
+      ...bound,
+    };
   },
-  async execute(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const host = boundObject(resolution, 'host');
-    const ds = boundObject(resolution, 'datastore');
-    const cur = boundObject(resolution, 'placement')!;
-    return onVmTarget(ctx, resolution, async (client, call) => {
+  async execute(_args, { vm, host, datastore: ds, currentHost }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
       // Decide on the VM as it is now, not as it was at resolution.
       const now = await client.getVmDetails(vm.moid, call);
       const hostMove = host !== undefined && host.moid !== now.host?.moid;
@@ -88,11 +104,11 @@ export const migrateVm = defineTool({
       const kind = hostMove && dsMove ? 'vmotion_and_storage_vmotion' as const : hostMove ? 'vmotion' as const : dsMove ? 'storage_vmotion' as const : 'none' as const;
       const base = {
         target: vm.target, vm: vm.name, moid: vm.moid, kind,
-        from: { host: now.host?.name ?? (cur.host as string | null), datastores: now.datastores.map((x) => x.name) },
+        from: { host: now.host?.name ?? currentHost, datastores: now.datastores.map((x) => x.name) },
         to: { host: host?.name ?? now.host?.name ?? null, datastore: ds?.name ?? null },
       };
       if (kind === 'none') return { ...base, changed: false };
-      const { task } = await client.relocate(vm.moid, { ...(hostMove ? { host: host!.moid! } : {}), ...(dsMove ? { datastore: ds!.moid! } : {}) }, phaseWait(ctx, call, 0, 1, 'migrate'));
+      const { task } = await client.relocate(vm.moid, { ...(hostMove ? { host: host!.moid } : {}), ...(dsMove ? { datastore: ds!.moid } : {}) }, phaseWait(ctx, call, 0, 1, 'migrate'));
       return { ...base, changed: true, task };
     });
   },
@@ -110,8 +126,9 @@ export const cloneVm = defineTool({
     'later calls can address it by name. The result names the new VM and its moid.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg.describe('Source VM by exact name or moid.'),
@@ -132,10 +149,9 @@ export const cloneVm = defineTool({
     task: z.string(),
     ...WouldField,
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<CloneChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const extra = await onTarget(ctx, target.name, async (client, call) => {
       const taken = (await client.find('vm', args.name, call)).filter((c) => c.name === args.name);
       if (taken.length) {
@@ -143,7 +159,7 @@ export const cloneVm = defineTool({
           hint: 'Pick an unused name: duplicate names make later calls by name ambiguous.',
         });
       }
-      const out: AffectedObject[] = [];
+      const out: Array<AffectedObject & { moid: string }> = [];
       if (args.folder) out.push(placed('folder', await resolvePlace(client, 'folder', args.folder, call)));
       if (args.host) out.push(placed('host', await resolvePlace(client, 'host', args.host, call)));
       if (args.datastore) out.push(placed('datastore', await resolvePlace(client, 'datastore', args.datastore, call)));
@@ -151,20 +167,21 @@ export const cloneVm = defineTool({
       return out;
     });
     const where = extra.map((e) => `${e.type.replace('_', ' ')} ${e.name}`).join(', ');
-    return vmResolution(r.vm,
-      `clone ${vmLabel(d.name, d.moid)} on target '${target.name}' into new VM '${args.name}'${where ? ` (${where})` : ' (same folder, host and datastore)'}${args.power_on ? ', powered on' : ''}`,
-      extra);
-  },
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const moidOf = (type: string) => boundObject(resolution, type)?.moid;
-    const placement = {
-      ...(moidOf('folder') ? { folder: moidOf('folder')! } : {}),
-      ...(moidOf('host') ? { host: moidOf('host')! } : {}),
-      ...(moidOf('datastore') ? { datastore: moidOf('datastore')! } : {}),
-      ...(moidOf('resource_pool') ? { pool: moidOf('resource_pool')! } : {}),
+    const moidOf = (type: string) => extra.find((e) => e.type === type)?.moid;
+    const placement: CloneChange['placement'] = {};
+    for (const [key, type] of [['folder', 'folder'], ['host', 'host'], ['datastore', 'datastore'], ['pool', 'resource_pool']] as const) {
+      const moid = moidOf(type);
+      if (moid) placement[key] = moid;
+    }
+    return {
+      ...vmResolution(vm,
+        `clone ${vmLabel(d.name, d.moid)} on target '${target.name}' into new VM '${args.name}'${where ? ` (${where})` : ' (same folder, host and datastore)'}${args.power_on ? ', powered on' : ''}`,
+        extra),
+      placement,
     };
-    return onVmTarget(ctx, resolution, async (client, call) => {
+  },
+  async execute(args, { vm, placement }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
       const { task, vm: newMoid } = await client.clone(vm.moid, { name: args.name, powerOn: args.power_on, ...placement }, phaseWait(ctx, call, 0, 1, 'clone'));
       return { target: vm.target, source_vm: vm.name, source_moid: vm.moid, new_vm: { name: args.name, moid: newMoid }, powered_on: args.power_on, task };
     });

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { sleep } from '../../core/sleep.js';
 import type { CallOptions, VsphereClient } from '../../vsphere/client.js';
-import { defineTool, type CallContext, type Resolution } from '../define.js';
+import { defineTool, type CallContext } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { vsphereEnabled } from './common.js';
-import { boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs } from './change-support.js';
+import { resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs, type VmChange } from './change-support.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 const PowerInput = z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs });
 
@@ -22,11 +22,10 @@ const PowerOutput = z.object({
   ...WouldField,
 });
 
-async function resolvePower(args: ChangeArgs, ctx: CallContext, name: string, verb: string): Promise<Resolution> {
-  const r = await resolveChangeVm(ctx, args);
-  if (r.all) return r.all;
-  const { details, target } = r.vm;
-  return vmResolution(r.vm, `${verb} ${vmLabel(details.name, details.moid)} on target '${target.name}' (currently ${details.power_state ?? 'unknown'})`);
+async function resolvePower(args: ChangeArgs, ctx: CallContext, verb: string): Promise<VmChange> {
+  const vm = await resolveChangeVm(ctx, args);
+  const { details, target } = vm;
+  return vmResolution(vm, `${verb} ${vmLabel(details.name, details.moid)} on target '${target.name}' (currently ${details.power_state ?? 'unknown'})`);
 }
 
 interface SimplePower {
@@ -47,14 +46,14 @@ function simplePowerTool(s: SimplePower) {
     description: s.description,
     category: 'mutate',
     surface: 'vsphere',
+    toolset: 'vsphere_change',
+    singleTarget: true,
     idempotent: s.idempotent,
-    enabled: vsphereEnabled,
     input: PowerInput,
     output: PowerOutput,
-    resolve: (args, ctx) => resolvePower(args, ctx, s.name, s.verb),
-    async execute(_args, resolution, ctx) {
-      const vm = boundVm(resolution);
-      return onVmTarget(ctx, resolution, async (client, call) => {
+    resolve: (args, ctx) => resolvePower(args, ctx, s.verb),
+    async execute(_args, { vm }, ctx) {
+      return onTarget(ctx, vm.target, async (client, call) => {
         const before = await client.powerState(vm.moid, call);
         if (before !== null && s.alreadyIn.includes(before)) {
           return { target: vm.target, vm: vm.name, moid: vm.moid, changed: false, power_state: before };
@@ -63,8 +62,7 @@ function simplePowerTool(s: SimplePower) {
         return { target: vm.target, vm: vm.name, moid: vm.moid, changed: true, power_state: await client.powerState(vm.moid, call), task };
       });
     },
-    async dryRun(_args, resolution) {
-      const vm = boundVm(resolution);
+    async dryRun(_args, { vm }) {
       return { would: `${s.verb} ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' (skipped if it is already ${s.alreadyIn.join(' or ') || 'in that state'})` };
     },
   });
@@ -123,8 +121,9 @@ export const powerOffVm = defineTool({
     'it powers the VM off hard. hard=true skips the guest step. The result says which happened. Progress notifications are sent while waiting.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -134,10 +133,9 @@ export const powerOffVm = defineTool({
     ...ChangeCommonArgs,
   }),
   output: PowerOffOutput,
-  resolve: (args, ctx) => resolvePower(args, ctx, 'power_off_vm', 'power off'),
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    return onVmTarget(ctx, resolution, async (client, call) => {
+  resolve: (args, ctx) => resolvePower(args, ctx, 'power off'),
+  async execute(args, { vm }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
       const base = { target: vm.target, vm: vm.name, moid: vm.moid };
       const before = await client.powerState(vm.moid, call);
       if (before === 'poweredOff') {
@@ -161,8 +159,7 @@ export const powerOffVm = defineTool({
       };
     });
   },
-  async dryRun(args, resolution) {
-    const vm = boundVm(resolution);
+  async dryRun(args, { vm }) {
     const how = args.hard ? 'hard (no guest shutdown)' : `with guest shutdown, hard off after ${args.guest_timeout_seconds}s`;
     return { would: `power off ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' ${how}` };
   },

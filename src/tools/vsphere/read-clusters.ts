@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ClusterRow } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { ClusterArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
 import { detailFanOut, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
 
@@ -42,8 +42,8 @@ export const listClusters = defineTool({
     '({total, returned, offset, truncated, hint?, clusters}). get_cluster_details lists the hosts of one cluster.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     name: NameArg.optional(),
@@ -74,8 +74,8 @@ export const getClusterDetails = defineTool({
     'not_found in its slot.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, cluster: ClusterArg }),
   output: fanOutSchema(ClusterListRow.extend({
     hosts: z.array(z.object({ name: z.string(), moid: z.string(), vm_count: z.number().int() })),

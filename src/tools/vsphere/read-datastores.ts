@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { DatastoreRow } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { DatastoreArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
 import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
 
@@ -44,8 +44,8 @@ export const listDatastores = defineTool({
     'name_regex (RE2), accessible. Paged per target ({total, returned, offset, truncated, hint?, datastores}).',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     name: NameArg.optional(),
@@ -79,8 +79,8 @@ export const getDatastoreDetails = defineTool({
     'vm_count has the total). An ambiguous name is refused with the candidate moids.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, datastore: DatastoreArg }),
   output: fanOutSchema(DatastoreListRow.extend({
     url: nstr,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { EventResult, TaskHistoryResult } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { TargetsArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { compileRe2, EntityNameRegexArg, IsoTimeArg } from './filters.js';
 import { nnum, nstr, readFanOut, readResolution } from './read-common.js';
 
@@ -78,8 +78,8 @@ export const getEvents = defineTool({
     'Per target: {window, returned, truncated, scanned, events}.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     ...windowArgs,
@@ -153,8 +153,8 @@ export const getTasks = defineTool({
     'history collector or only the recent-task list answered.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     ...windowArgs,

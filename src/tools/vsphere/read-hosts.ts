@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { HostRow } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { ConnectionStateArg, HostArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
 import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
 
@@ -47,8 +47,8 @@ export const listHosts = defineTool({
     'get_host_details adds datastores, networks, uptime and the VMs on one host.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     name: NameArg.optional(),
@@ -97,8 +97,8 @@ export const getHostDetails = defineTool({
     'a target that does not have it answers not_found in its slot.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, host: HostArg }),
   output: fanOutSchema(HostDetails),
   async resolve(args, ctx) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SnapshotNode as ClientNode } from '../../vsphere/snapshot-tree.js';
 import { defineTool } from '../define.js';
 import { TargetsArg, VmArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { detailFanOut, nstr, readResolution } from './read-common.js';
 
 export interface SnapshotTreeNode {
@@ -58,8 +58,8 @@ export const listSnapshots = defineTool({
     'An ambiguous VM name is refused with the candidate moids.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, vm: VmArg }),
   output: fanOutSchema(z.object({
     vm: z.object({ name: z.string(), moid: z.string() }),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { TargetsArg, VmArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { compactVm, VmListRow } from './list-vms.js';
 import { detailFanOut, nbool, nnum, nstr, readResolution } from './read-common.js';
 import { SnapshotTreeNodeSchema, snapshotNodes } from './read-snapshots.js';
@@ -69,8 +69,8 @@ export const getVmDetails = defineTool({
     'in its slot; pass one target to avoid noise.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, vm: VmArg }),
   output: fanOutSchema(VmDetailsSchema),
   async resolve(args, ctx) {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { TargetsArg, VmArg } from '../args.js';
-import { fanOutSchema, vsphereEnabled } from './common.js';
+import { fanOutSchema } from './common.js';
 import { detailFanOut, nnum, nstr, readResolution } from './read-common.js';
 
 const Metric = z.object({ latest: nnum, average: nnum, max: nnum, unit: z.string() });
@@ -20,8 +20,8 @@ export const getVmPerformance = defineTool({
     '5 minutes, max 180 = 1 hour). Counters the VM does not report (e.g. powered off) are listed in `unavailable`.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetsArg,
     vm: VmArg,
@@ -65,8 +65,8 @@ export const getCustomizationStatus = defineTool({
     'sources consulted and the customization events (newest first). Reading either source alone can miss a failure.',
   category: 'read',
   surface: 'vsphere',
+  toolset: 'vsphere_read',
   idempotent: true,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetsArg, vm: VmArg }),
   output: fanOutSchema(z.object({
     vm: z.object({ name: z.string(), moid: z.string() }),

@@ -7,9 +7,14 @@ import { AppError } from '../../core/errors.js';
 import type { ReconfigureRequest } from '../../vsphere/client.js';
 import { defineTool, type AffectedObject } from '../define.js';
 import { DatastoreArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { onTarget, vsphereEnabled } from './common.js';
-import { boundObject, boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
+/** The objects the change names, resolved to moids before anything is sent. */
+interface ReconfigureChange extends VmChange {
+  datastore?: { name: string; moid: string };
+  network?: { name: string; moid: string };
+}
 
 const SCSI = /SCSI|LsiLogic|BusLogic/i;
 
@@ -40,8 +45,9 @@ export const reconfigureVm = defineTool({
     'spec). Lowering CPU or memory needs the VM powered off; raising them on a running VM needs hot-add enabled.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: Input,
   output: z.object({
     target: z.string(),
@@ -57,16 +63,15 @@ export const reconfigureVm = defineTool({
     }),
     ...WouldField,
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<ReconfigureChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const on = d.power_state === 'poweredOn';
     const shrinks = [
       args.cpu !== undefined && d.num_cpu !== null && args.cpu < d.num_cpu ? `cpu ${d.num_cpu} -> ${args.cpu}` : null,
       args.memory_mb !== undefined && d.memory_mb !== null && args.memory_mb < d.memory_mb ? `memory ${d.memory_mb} -> ${args.memory_mb} MB` : null,
     ].filter((x): x is string => x !== null);
-    r.vm.checks.push(() => {
+    vm.checks.push(() => {
       if (on && shrinks.length) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} is powered on; vSphere cannot remove CPU or memory from a running VM (${shrinks.join(', ')}).`, {
           hint: 'Power it off first (power_off_vm), then reconfigure.',
@@ -77,34 +82,38 @@ export const reconfigureVm = defineTool({
       throw new AppError('invalid_input', `${vmLabel(d.name, d.moid)} has no SCSI controller to attach a disk to.`, { hint: 'Add a SCSI controller in vSphere first.' });
     }
     const extra: AffectedObject[] = [];
+    const bound: Pick<ReconfigureChange, 'datastore' | 'network'> = {};
     const parts: string[] = [];
     if (args.cpu !== undefined) parts.push(`cpu ${d.num_cpu ?? '?'} -> ${args.cpu}`);
     if (args.memory_mb !== undefined) parts.push(`memory ${d.memory_mb ?? '?'} -> ${args.memory_mb} MB`);
     await onTarget(ctx, target.name, async (client, call) => {
       if (args.add_disk) {
         const ds = args.add_disk.datastore ? await client.resolveOne('datastore', args.add_disk.datastore, call) : undefined;
-        if (ds) extra.push({ type: 'datastore', name: ds.name, moid: ds.moid });
+        if (ds) {
+          extra.push({ type: 'datastore', name: ds.name, moid: ds.moid });
+          bound.datastore = { name: ds.name, moid: ds.moid };
+        }
         parts.push(`add ${args.add_disk.size_gb} GB ${args.add_disk.thin ? 'thin' : 'thick'} disk on ${ds ? ds.name : "the VM's datastore"}`);
       }
       if (args.add_nic) {
         const net = await client.resolveOne('network', args.add_nic.network, call);
         extra.push({ type: 'network', name: net.name, moid: net.moid });
+        bound.network = { name: net.name, moid: net.moid };
         parts.push(`add ${args.add_nic.adapter} NIC on '${net.name}'`);
       }
     });
-    return vmResolution(r.vm, `reconfigure ${vmLabel(d.name, d.moid)} on target '${target.name}': ${parts.join(', ')}`, extra);
+    return { ...vmResolution(vm, `reconfigure ${vmLabel(d.name, d.moid)} on target '${target.name}': ${parts.join(', ')}`, extra), ...bound };
   },
   async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
+    const { vm, datastore: ds, network } = resolution;
     const requests: ReconfigureRequest[] = [];
     if (args.cpu !== undefined) requests.push({ kind: 'cpu', numCpus: args.cpu });
     if (args.memory_mb !== undefined) requests.push({ kind: 'memory', memoryMb: args.memory_mb });
     if (args.add_disk) {
-      const ds = boundObject(resolution, 'datastore');
       requests.push({ kind: 'add_disk', sizeGb: args.add_disk.size_gb, thin: args.add_disk.thin, ...(ds ? { datastoreName: ds.name, datastoreMoid: ds.moid } : {}) });
     }
-    if (args.add_nic) requests.push({ kind: 'add_nic', networkName: boundObject(resolution, 'network')!.moid!, adapter: args.add_nic.adapter });
-    return onVmTarget(ctx, resolution, async (client, call) => {
+    if (args.add_nic) requests.push({ kind: 'add_nic', networkName: network!.moid, adapter: args.add_nic.adapter });
+    return onTarget(ctx, vm.target, async (client, call) => {
       const { task, changes } = await client.reconfigure(vm.moid, requests, phaseWait(ctx, call, 0, 1, 'reconfigure'));
       const d = await client.getVmDetails(vm.moid, call);
       return {

@@ -9,12 +9,14 @@ import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { vsphereEnabled } from './common.js';
-import {
-  boundObject, boundVm, onVmTarget, phaseWait, policyFlagsNow, resolveChangeVm, SafetySnapshotSchema, takeSafetySnapshot,
-  vmLabel, vmResolution, type SafetySnapshot,
-} from './change-support.js';
-import { safetyOrStop } from './snapshots-destructive.js';
+import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
+import { SafetySnapshotSchema } from './safety-snapshot.js';
+import { onTarget, phaseWait } from './task-runner.js';
+
+/** The disk to detach, bound by device key (and its file, checked again at execution). */
+interface DiskRemoval extends VmChange {
+  disk: { label: string; key: number; capacity_gb: number | null; file: string | null };
+}
 
 function findDisk(d: VmDetails, target: string, wanted: string | number) {
   const key = typeof wanted === 'number' ? wanted : /^\d+$/.test(wanted) ? Number(wanted) : undefined;
@@ -38,8 +40,10 @@ export const removeDisk = defineTool({
     'by default) a safety snapshot is taken first, so reverting to it brings the disk back.',
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
+  safetySnapshot: { change: 'disk removal', reason: (_args, r: DiskRemoval) => `removing disk '${r.disk.label}'` },
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -57,41 +61,31 @@ export const removeDisk = defineTool({
     changes: z.array(z.string()),
     task: z.string(),
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<DiskRemoval> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const disk = findDisk(d, target.name, args.disk);
     const boot = disk.unit_number === 0 && disk.controller_key === d.disks[0]?.controller_key;
     const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
-    return vmResolution(r.vm,
+    const resolution = vmResolution(vm,
       `REMOVE DISK '${disk.label}' (key ${disk.key}, ${disk.capacity_gb ?? '?'} GB, ${disk.file ?? 'unknown file'}) from ${vmLabel(d.name, d.moid)} on target '${target.name}'` +
       `${args.destroy_file ? ' and DESTROY its file' : ' (the file stays on the datastore)'}` +
       `${boot ? '. WARNING: it is unit 0 of the first controller, usually the boot disk' : ''}. ` +
       (safety ? 'A safety snapshot is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
       [{ type: 'disk', name: disk.label, key: disk.key, capacity_gb: disk.capacity_gb, file: disk.file, destroy_file: args.destroy_file, likely_boot_disk: boot, safety_snapshot_first: safety }]);
+    return { ...resolution, disk: { label: disk.label, key: disk.key, capacity_gb: disk.capacity_gb ?? null, file: disk.file ?? null } };
   },
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const disk = boundObject(resolution, 'disk')!;
-    return onVmTarget(ctx, resolution, async (client, call) => {
-      const safety: SafetySnapshot[] = [];
-      const phases = ctx.flags.autoSnapshotBeforeDestroy ? 2 : 1;
-      if (ctx.flags.autoSnapshotBeforeDestroy) {
-        safety.push(await safetyOrStop(() => takeSafetySnapshot(client, ctx, vm, phaseWait(ctx, call, 0, 2, 'safety snapshot'), `removing disk '${disk.name}'`), vm, 'disk removal'));
-      }
-      const { task, changes } = await client.reconfigure(vm.moid, [{ kind: 'remove_disk', deviceKey: disk.key as number, destroyFile: args.destroy_file, ...(typeof disk.file === 'string' ? { expectFile: disk.file } : {}) }], phaseWait(ctx, call, phases - 1, phases, 'remove disk'));
+  async execute(args, { vm, disk }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
+      const { task, changes } = await client.reconfigure(vm.moid, [{ kind: 'remove_disk', deviceKey: disk.key, destroyFile: args.destroy_file, ...(disk.file !== null ? { expectFile: disk.file } : {}) }], phaseWait(ctx, call, 0, 1, 'remove disk'));
       return {
-        target: vm.target, vm: vm.name, moid: vm.moid,
-        removed_disk: { label: disk.name, key: disk.key as number, capacity_gb: (disk.capacity_gb as number | null) ?? null, file: (disk.file as string | null) ?? null },
-        file_destroyed: args.destroy_file, safety_snapshots: safety, changes, task,
+        target: vm.target, vm: vm.name, moid: vm.moid, removed_disk: disk,
+        file_destroyed: args.destroy_file, changes, task,
       };
     });
   },
-  async dryRun(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const disk = boundObject(resolution, 'disk')!;
+  async dryRun(args, { vm, disk }, ctx) {
     const first = ctx.flags.autoSnapshotBeforeDestroy ? 'take a safety snapshot, then ' : '';
-    return { would: `${first}remove '${disk.name}' (key ${String(disk.key)}) from ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'${args.destroy_file ? ' and destroy its file' : ''}` };
+    return { would: `${first}remove '${disk.label}' (key ${disk.key}) from ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'${args.destroy_file ? ' and destroy its file' : ''}` };
   },
 });

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { NameArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { vsphereEnabled } from './common.js';
-import { boundVm, onVmTarget, phaseWait, resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 export const createSnapshot = defineTool({
   name: 'create_snapshot',
@@ -15,8 +15,9 @@ export const createSnapshot = defineTool({
     'systems first. Snapshots are not backups: delete them when done (delete_snapshot), they grow with every write.',
   category: 'mutate',
   surface: 'vsphere',
+  toolset: 'vsphere_change',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -36,15 +37,13 @@ export const createSnapshot = defineTool({
     ...WouldField,
   }),
   async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details, target } = r.vm;
+    const vm = await resolveChangeVm(ctx, args);
+    const { details, target } = vm;
     const opts = [args.memory ? 'with memory' : 'disk only', args.quiesce ? 'quiesced' : null].filter(Boolean).join(', ');
-    return vmResolution(r.vm, `create snapshot '${args.name}' (${opts}) of ${vmLabel(details.name, details.moid)} on target '${target.name}'`);
+    return vmResolution(vm, `create snapshot '${args.name}' (${opts}) of ${vmLabel(details.name, details.moid)} on target '${target.name}'`);
   },
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    return onVmTarget(ctx, resolution, async (client, call) => {
+  async execute(args, { vm }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
       const existing = await client.listSnapshots(vm.moid, call);
       const { task, snapshot } = await client.createSnapshot(vm.moid, {
         name: args.name, description: args.description, memory: args.memory, quiesce: args.quiesce,
@@ -55,8 +54,7 @@ export const createSnapshot = defineTool({
       };
     });
   },
-  async dryRun(args, resolution) {
-    const vm = boundVm(resolution);
+  async dryRun(args, { vm }) {
     return { would: `create snapshot '${args.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' (memory=${args.memory}, quiesce=${args.quiesce})` };
   },
 });

@@ -4,16 +4,14 @@
 // state is saved first in a safety snapshot. Deleting a snapshot keeps the current state, so it
 // takes none.
 import { z } from 'zod';
-import { AppError, toPublicError } from '../../core/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { flattenSnapshots } from '../../vsphere/snapshot-tree.js';
 import { defineTool, type AffectedObject } from '../define.js';
 import { ChangeCommonArgs, SnapshotArg, TargetArg, VmArg } from '../args.js';
-import { vsphereEnabled } from './common.js';
-import {
-  boundObject, boundVm, onVmTarget, phaseWait, policyFlagsNow, resolveChangeVm, SafetySnapshotSchema, takeSafetySnapshot,
-  vmLabel, vmResolution, type SafetySnapshot,
-} from './change-support.js';
+import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
+import { SafetySnapshotSchema } from './safety-snapshot.js';
+import { onTarget, phaseWait } from './task-runner.js';
 
 type FlatSnapshot = ReturnType<typeof flattenSnapshots>[number];
 
@@ -47,6 +45,18 @@ function snapshotAffected(d: VmDetails, s: FlatSnapshot, extra: Record<string, u
 
 const SnapshotRef = z.object({ name: z.string(), moid: z.string() });
 
+type SnapshotRefT = z.infer<typeof SnapshotRef>;
+
+/** The snapshot a delete or revert acts on, bound by moid. */
+interface SnapshotChange extends VmChange {
+  snapshot: SnapshotRefT;
+}
+
+/** A delete also names the child snapshots it takes with it (remove_children). */
+interface SnapshotDelete extends SnapshotChange {
+  deletedChildren: SnapshotRefT[];
+}
+
 export const deleteSnapshot = defineTool({
   name: 'delete_snapshot',
   title: 'Delete a VM snapshot',
@@ -56,8 +66,9 @@ export const deleteSnapshot = defineTool({
     'deletes every snapshot below it; otherwise they are kept and re-parented.',
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -73,35 +84,32 @@ export const deleteSnapshot = defineTool({
     deleted_children: z.array(SnapshotRef),
     task: z.string(),
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<SnapshotDelete> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const snap = findSnapshot(d, target.name, args.snapshot);
     const kids = descendants(d, snap);
     const removed = args.remove_children ? kids : [];
     const kidsText = kids.length === 0 ? '' : args.remove_children
       ? ` AND its ${kids.length} child snapshot(s): ${kids.map((k) => `'${k.name}' (${k.moid})`).join(', ')}`
       : ` (its ${kids.length} child snapshot(s) are kept and re-parented)`;
-    return vmResolution(r.vm,
-      `DELETE SNAPSHOT '${snap.name}' (${snap.moid}) of ${vmLabel(d.name, d.moid)} on target '${target.name}'${kidsText}: ` +
-      "the VM's current state is kept, this restore point is lost.",
-      [snapshotAffected(d, snap, { child_count: kids.length, children_deleted: removed.map((k) => ({ name: k.name, moid: k.moid })) })]);
-  },
-  async execute(args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const snap = boundObject(resolution, 'snapshot')!;
-    const { task } = await onVmTarget(ctx, resolution, (client, call) =>
-      client.removeSnapshot(snap.moid!, { removeChildren: args.remove_children }, phaseWait(ctx, call, 0, 1, 'delete snapshot')));
+    const deletedChildren = removed.map((k) => ({ name: k.name, moid: k.moid }));
     return {
-      target: vm.target, vm: vm.name, moid: vm.moid, deleted_snapshot: { name: snap.name, moid: snap.moid! },
-      deleted_children: (snap.children_deleted as Array<{ name: string; moid: string }> | undefined) ?? [], task,
+      ...vmResolution(vm,
+        `DELETE SNAPSHOT '${snap.name}' (${snap.moid}) of ${vmLabel(d.name, d.moid)} on target '${target.name}'${kidsText}: ` +
+        "the VM's current state is kept, this restore point is lost.",
+        [snapshotAffected(d, snap, { child_count: kids.length, children_deleted: deletedChildren })]),
+      snapshot: { name: snap.name, moid: snap.moid }, deletedChildren,
     };
   },
-  async dryRun(_args, resolution) {
-    const snap = boundObject(resolution, 'snapshot')!;
-    const kids = (snap.children_deleted as unknown[] | undefined)?.length ?? 0;
-    return { would: `delete snapshot '${snap.name}' (${snap.moid})${kids ? ` and ${kids} child snapshot(s)` : ''} of ${vmLabel(String(snap.vm), String(snap.vm_moid))} on target '${resolution.targets[0]!.name}'` };
+  async execute(args, { vm, snapshot, deletedChildren }, ctx) {
+    const { task } = await onTarget(ctx, vm.target, (client, call) =>
+      client.removeSnapshot(snapshot.moid, { removeChildren: args.remove_children }, phaseWait(ctx, call, 0, 1, 'delete snapshot')));
+    return { target: vm.target, vm: vm.name, moid: vm.moid, deleted_snapshot: snapshot, deleted_children: deletedChildren, task };
+  },
+  async dryRun(_args, { vm, snapshot, deletedChildren }) {
+    const kids = deletedChildren.length;
+    return { would: `delete snapshot '${snapshot.name}' (${snapshot.moid})${kids ? ` and ${kids} child snapshot(s)` : ''} of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
   },
 });
 
@@ -115,8 +123,10 @@ export const revertSnapshot = defineTool({
     'state afterwards is the one the snapshot captured (a snapshot without memory comes back powered off).',
   category: 'destructive',
   surface: 'vsphere',
+  toolset: 'vsphere_destructive',
+  singleTarget: true,
+  safetySnapshot: { change: 'revert', reason: (_args, r: SnapshotChange) => `reverting to snapshot '${r.snapshot.name}'` },
   idempotent: false,
-  enabled: vsphereEnabled,
   input: z.object({ target: TargetArg, vm: VmArg, snapshot: SnapshotArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
@@ -127,53 +137,29 @@ export const revertSnapshot = defineTool({
     safety_snapshots: z.array(SafetySnapshotSchema),
     task: z.string(),
   }),
-  async resolve(args, ctx) {
-    const r = await resolveChangeVm(ctx, args);
-    if (r.all) return r.all;
-    const { details: d, target } = r.vm;
+  async resolve(args, ctx): Promise<SnapshotChange> {
+    const vm = await resolveChangeVm(ctx, args);
+    const { details: d, target } = vm;
     const snap = findSnapshot(d, target.name, args.snapshot);
     const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
-    return vmResolution(r.vm,
+    const resolution = vmResolution(vm,
       `REVERT ${vmLabel(d.name, d.moid)} on target '${target.name}' to snapshot '${snap.name}' (${snap.moid}, taken ${snap.created_at ?? 'at an unknown time'}): ` +
       `everything since then is DISCARDED (VM is ${d.power_state ?? 'unknown'} now). ` +
       (safety ? 'A safety snapshot of the current state is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
       [snapshotAffected(d, snap, { safety_snapshot_first: safety })]);
+    return { ...resolution, snapshot: { name: snap.name, moid: snap.moid } };
   },
-  async execute(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const snap = boundObject(resolution, 'snapshot')!;
-    return onVmTarget(ctx, resolution, async (client, call) => {
-      const safety: SafetySnapshot[] = [];
-      const phases = ctx.flags.autoSnapshotBeforeDestroy ? 2 : 1;
-      if (ctx.flags.autoSnapshotBeforeDestroy) {
-        safety.push(await safetyOrStop(() => takeSafetySnapshot(client, ctx, vm, phaseWait(ctx, call, 0, 2, 'safety snapshot'), `reverting to snapshot '${snap.name}'`), vm, 'revert'));
-      }
-      const { task } = await client.revertToSnapshot(snap.moid!, {}, phaseWait(ctx, call, phases - 1, phases, 'revert'));
+  async execute(_args, { vm, snapshot: snap }, ctx) {
+    return onTarget(ctx, vm.target, async (client, call) => {
+      const { task } = await client.revertToSnapshot(snap.moid, {}, phaseWait(ctx, call, 0, 1, 'revert'));
       return {
-        target: vm.target, vm: vm.name, moid: vm.moid, reverted_to: { name: snap.name, moid: snap.moid! },
-        power_state: await client.powerState(vm.moid, call), safety_snapshots: safety, task,
+        target: vm.target, vm: vm.name, moid: vm.moid, reverted_to: snap,
+        power_state: await client.powerState(vm.moid, call), task,
       };
     });
   },
-  async dryRun(_args, resolution, ctx) {
-    const vm = boundVm(resolution);
-    const snap = boundObject(resolution, 'snapshot')!;
+  async dryRun(_args, { vm, snapshot: snap }, ctx) {
     const first = ctx.flags.autoSnapshotBeforeDestroy ? 'take a safety snapshot of the current state, then ' : '';
     return { would: `${first}revert ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' to snapshot '${snap.name}' (${snap.moid})` };
   },
 });
-
-/** A failed safety snapshot stops the change; the error says the destructive step never ran. */
-export async function safetyOrStop<T>(take: () => Promise<T>, vm: { name: string; moid: string; target: string }, what: string): Promise<T> {
-  try {
-    return await take();
-  } catch (err) {
-    const e = toPublicError(err);
-    throw new AppError(e.code, `The safety snapshot of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' failed, so the ${what} was NOT run: ${e.message}`, {
-      retryable: e.retryable,
-      hint: 'Fix the cause (the VM must allow snapshots) and propose again, or turn auto_snapshot_before_destroy off for this target if you accept no undo.',
-      details: { ...(e.details ?? {}), vm: vm.name, moid: vm.moid, step: 'safety_snapshot' },
-      cause: err,
-    });
-  }
-}

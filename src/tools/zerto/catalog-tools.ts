@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { MutatingCatalog } from '../../core/catalog.js';
 import { defineTool, type CallContext, type Resolution } from '../define.js';
-import { siteTarget, WouldOut, zertoEnabled, zertoOf } from './zerto-common.js';
+import { siteTarget, WouldOut, zertoOf } from './zerto-common.js';
 
 const EntryOut = z.object({
   tool: z.string(),
@@ -51,8 +51,8 @@ export const zertoListMutatingTools = defineTool({
     'is not listed passes through the guard unguarded, so add the tools your other MCP servers use to change VMs. Read-only.',
   category: 'read',
   surface: 'zerto',
+  toolset: 'zerto_catalog',
   idempotent: true,
-  enabled: zertoEnabled,
   input: z.object({}),
   output: z.object({ entries: z.array(EntryOut) }),
   async resolve(_args, ctx) {
@@ -72,9 +72,9 @@ export const zertoAddMutatingTool = defineTool({
     'the operator\'s config.json) and survives restarts. Entries that already exist (built in or from config.json) cannot be changed.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'zerto_catalog',
   idempotent: true,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({
     tool: ToolNameArg,
     vm_arg: VmArgPath,
@@ -102,9 +102,9 @@ export const zertoRemoveMutatingTool = defineTool({
     'from the operator\'s config.json cannot be removed (policy_denied). After removal the tool passes through the guard unguarded.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'zerto_catalog',
   idempotent: true,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({ tool: ToolNameArg }),
   output: z.object({ removed: EntryOut.optional(), message: z.string().optional(), ...WouldOut }),
   async resolve(args, ctx) {

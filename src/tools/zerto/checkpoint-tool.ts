@@ -3,11 +3,12 @@
 import { z } from 'zod';
 import { ChangeIdArg } from '../args.js';
 import { defineTool } from '../define.js';
-import { agentOf, auditor } from '../pipeline.js';
+import { agentOf, auditor } from '../pipeline-call.js';
+import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import {
-  AgentArg, carried, CheckpointOut, pinVm, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
-  zertoEnabled, zertoOf, ZertoVmArg, type Carried,
+  AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  zertoOf, ZertoVmArg, type Carried,
 } from './zerto-common.js';
 
 export const ActionArg = z
@@ -29,9 +30,9 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     'the call is refused with the reason and nothing is inserted. Dry run reports the VPGs and tag and inserts nothing.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'zerto',
   idempotent: false,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({
     vm: ZertoVmArg,
     action: ActionArg,
@@ -47,7 +48,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     message: z.string(),
     ...PinPlanOut,
   }),
-  async resolve(args, ctx) {
+  async resolve(args, ctx): Promise<Carried<FoundAnywhere>> {
     const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
     const resolution: Carried<FoundAnywhere> = {
@@ -60,9 +61,14 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     return resolution;
   },
   async execute(args, resolution, ctx) {
-    const found = carried<FoundAnywhere>(resolution);
-    const pin = { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId };
-    const res = await pinVm(ctx, found, pin, (percent, message) => ctx.progress(percent, 100, message));
+    const found = resolution.zerto;
+    const changeId = args.change_id ?? ctx.auditId;
+    const report = await pinPlanned(ctx, planOf([found]), {
+      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId,
+      onProgress: (_vm, percent, message) => ctx.progress(percent, 100, message),
+    });
+    const res = pinnedVm(report, found, changeId);
+    if (res.error !== undefined) throw res.error;
     await auditor(ctx, 'zerto_create_tagged_checkpoint')({
       target: resolution.targets[0]!.name, phase: 'checkpointed', args,
       detail: { tag: res.tag, checkpoints: res.checkpoints.map((c) => ({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, reused: c.reused })) },
@@ -75,7 +81,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     };
   },
   async dryRun(args, resolution, ctx) {
-    const found = carried<FoundAnywhere>(resolution);
+    const found = resolution.zerto;
     const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId });
     return {
       ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],

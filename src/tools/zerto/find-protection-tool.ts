@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import {
-  carried, policyTarget, SiteArg, vmAffected, vpgAffected, vsphereHomeOf, VpgOut, zertoEnabled, zertoOf, ZertoVmArg,
+  policyTarget, SiteArg, vmAffected, vpgAffected, vsphereHomeOf, VpgOut, zertoOf, ZertoVmArg,
   type Carried, type VsphereHome,
 } from './zerto-common.js';
 
@@ -24,8 +24,8 @@ export const zertoFindProtection = defineTool({
     'not_found when no such VM exists, not_protected when it exists but no VPG protects it. Read-only.',
   category: 'read',
   surface: 'zerto',
+  toolset: 'zerto',
   idempotent: true,
-  enabled: zertoEnabled,
   input: z.object({
     vm: ZertoVmArg,
     site: SiteArg.optional().describe('Only ask this Zerto site (default: every site that may protect the VM).'),
@@ -59,7 +59,7 @@ export const zertoFindProtection = defineTool({
     return resolution;
   },
   async execute(_args, resolution) {
-    const { found, home } = carried<Lookup>(resolution);
+    const { found, home } = resolution.zerto;
     const v = found.vm.vsphere;
     return {
       site: found.site.name,

@@ -3,7 +3,7 @@
 // somebody else's restore until proven otherwise: ending them needs force.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { siteOf, SiteArg, siteTarget, WouldOut, zertoEnabled, zertoOf } from './zerto-common.js';
+import { siteOf, SiteArg, siteTarget, WouldOut, zertoOf } from './zerto-common.js';
 
 const SessionOut = z.object({
   site: z.string(),
@@ -31,8 +31,8 @@ export const zertoListFlrSessions = defineTool({
     'zerto_end_flr_session. A site that cannot be asked is listed under errors. Read-only.',
   category: 'read',
   surface: 'zerto',
+  toolset: 'flr',
   idempotent: true,
-  enabled: zertoEnabled,
   input: z.object({ site: SiteArg.optional().describe('Only this Zerto site (default: every configured site).') }),
   output: z.object({ sessions: z.array(SessionOut), errors: z.array(SiteError) }),
   async resolve(args, ctx) {
@@ -61,9 +61,9 @@ export const zertoEndFlrSession = defineTool({
     'it is refused unless force=true (ask the user first). zerto_recover_file unmounts its own sessions; you do not need this after it.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'flr',
   idempotent: true,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({
     site: SiteArg,
     session_id: z.string().min(1).max(200).describe('FLR session id from zerto_list_flr_sessions.'),

@@ -8,11 +8,12 @@ import { AppError, toPublicError } from '../../core/errors.js';
 import { vmsFromArgs, type ListedCatalogEntry } from '../../core/catalog.js';
 import { ChangeIdArg } from '../args.js';
 import { defineTool, type CallContext, type TargetRef } from '../define.js';
-import { agentOf, auditor } from '../pipeline.js';
+import { agentOf, auditor } from '../pipeline-call.js';
+import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import {
-  AgentArg, carried, CheckpointOut, pinVm, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
-  zertoEnabled, zertoOf, type Carried,
+  AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  zertoOf, type Carried,
 } from './zerto-common.js';
 
 interface GuardLookup {
@@ -46,9 +47,9 @@ export const zertoGuardBeforeMutate = defineTool({
     'calls, so it protects a change only when you call it first. This server\'s own tools are guarded automatically.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'zerto',
   idempotent: false,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({
     tool: z.string().min(1).max(200).describe('Name of the tool you are about to call, as its server lists it (e.g. "ssh_exec", "ansible/run_playbook").'),
     args: z.record(z.string(), z.unknown()).default({}).describe('The arguments you will pass to that tool, unchanged.'),
@@ -65,7 +66,7 @@ export const zertoGuardBeforeMutate = defineTool({
     tags: z.array(z.string()).optional(),
     message: z.string(),
   }),
-  async resolve(args, ctx) {
+  async resolve(args, ctx): Promise<Carried<GuardLookup>> {
     const zerto = zertoOf(ctx);
     const catalog = ctx.services.ext.catalog;
     const entry = catalog?.find(args.tool);
@@ -97,16 +98,18 @@ export const zertoGuardBeforeMutate = defineTool({
     return resolution;
   },
   async execute(args, resolution, ctx) {
-    const { entry, vms } = carried<GuardLookup>(resolution);
+    const { entry, vms } = resolution.zerto;
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
     const agent = args.agent ?? agentOf(ctx.identity);
     let done = 0;
-    const settled = await Promise.allSettled(vms.map((f) => pinVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId }, (_p, message) => {
-      ctx.progress(++done, undefined, `${f.vm.name}: ${message}`);
-    })));
-    const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ vm: vms[i]!.vm.name, err: s.reason as unknown }] : []));
-    const pinned = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ found: vms[i]!, ...s.value }] : []));
+    const report = await pinPlanned(ctx, planOf(vms), {
+      vms: [], tool: args.tool, action: args.tool, agent, changeId,
+      onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
+    });
+    const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
+    const failed = each.flatMap((e) => (e.error !== undefined ? [{ vm: e.found.vm.name, err: e.error }] : []));
+    const pinned = each.flatMap((e) => (e.error === undefined ? [{ found: e.found, tag: e.tag, checkpoints: e.checkpoints }] : []));
     if (failed.length) {
       if (vms.length === 1) throw failed[0]!.err;
       const first = toPublicError(failed[0]!.err);
@@ -127,7 +130,7 @@ export const zertoGuardBeforeMutate = defineTool({
     };
   },
   async dryRun(args, resolution, ctx) {
-    const { entry, vms } = carried<GuardLookup>(resolution);
+    const { entry, vms } = resolution.zerto;
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
     const agent = args.agent ?? agentOf(ctx.identity);

@@ -9,7 +9,7 @@ import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
 import type { ZertoServices } from './services.js';
 import {
-  carried, policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoEnabled, zertoOf, ZertoVmArg, type Carried,
+  policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoOf, ZertoVmArg, type Carried,
 } from './zerto-common.js';
 
 interface Chosen {
@@ -37,10 +37,10 @@ export const zertoRecoverFile = defineTool({
     'sha256 and the unmount report. Nothing is ever written into the guest: put the content back yourself.',
   category: 'mutate',
   surface: 'zerto',
+  toolset: 'flr',
   twoPhase: true,
   idempotent: false,
-  unguarded: true,
-  enabled: zertoEnabled,
+  guard: false,
   input: z.object({
     vm: ZertoVmArg,
     path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
@@ -106,7 +106,7 @@ export const zertoRecoverFile = defineTool({
     return resolution;
   },
   async execute(args, resolution, ctx) {
-    const { found, vpg, checkpoint, partition } = carried<Chosen>(resolution);
+    const { found, vpg, checkpoint, partition } = resolution.zerto;
     const zerto = zertoOf(ctx);
     let step = 0;
     const res = await recoverFile(siteOf(zerto, vpg.site).client, {
@@ -128,7 +128,7 @@ export const zertoRecoverFile = defineTool({
     };
   },
   async dryRun(args, resolution) {
-    const { found, vpg, checkpoint } = carried<Chosen>(resolution);
+    const { found, vpg, checkpoint } = resolution.zerto;
     const partition = args.partition ? ` from FLR partition '${args.partition}'` : '';
     return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}${partition}, unmount; nothing was mounted` };
   },

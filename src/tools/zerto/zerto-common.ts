@@ -3,15 +3,12 @@
 // output shapes, and pinning one tag for one VM across the sites that protect it.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
-import { parseZertoVmIdentifier, pinTaggedCheckpoint, planTaggedCheckpoint, uniqueVms, type PinDryRun } from '../../zerto/index.js';
+import { parseZertoVmIdentifier, planTaggedCheckpoint, uniqueVms, type PinDryRun } from '../../zerto/index.js';
+import type { GuardPlan, PinReport } from '../../core/guard.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
 import type { ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
 import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
-
-export function zertoEnabled(services: ToolServices): boolean {
-  return services.ext.zerto !== undefined;
-}
 
 export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
   const z = ctx.services.ext.zerto;
@@ -88,14 +85,8 @@ export function vpgAffected(v: SitedVpg): AffectedObject {
   return { type: 'vpg', name: v.name, vpg_id: v.id, site: v.site };
 }
 
-/** Resolution plus what the Zerto tools looked up, carried from resolve to execute (and through a proposal). */
+/** Resolution plus what the Zerto tools looked up, typed from resolve to execute (and through a proposal). */
 export type Carried<T> = Resolution & { zerto: T };
-
-export function carried<T>(resolution: Resolution): T {
-  const r = resolution as Partial<Carried<T>>;
-  if (r.zerto === undefined) throw new AppError('internal', 'The resolution lost its Zerto lookup.');
-  return r.zerto;
-}
 
 export const SiteRefOut = z.object({ name: z.string(), id: z.string().nullable() });
 
@@ -144,26 +135,26 @@ function bySite(vpgs: SitedVpg[]): Map<string, SitedVpg[]> {
   return out;
 }
 
-/** Pins one tag on every VPG of one VM (at each site that protects it) and waits until listed. */
-export async function pinVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin, onProgress: (percent: number, message: string) => void) {
-  const zerto = zertoOf(ctx);
-  const at = new Date();
-  const results = await Promise.all([...bySite(found.vpgs)].map(async ([site, vpgs]) => {
-    const res = await pinTaggedCheckpoint(siteOf(zerto, site).client, {
-      vpgs: vpgs.map((v) => ({ id: v.id, name: v.name })), agent: pin.agent, action: pin.action, vm: pin.vm, changeId: pin.changeId,
-      now: () => at, timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: ctx.signal,
-      onProgress: (p) => onProgress(p.progress, p.message),
-    });
-    return { site, ...res };
-  }));
+/** The guard plan of VMs already looked up: every VPG of each, at the site that protects it. */
+export function planOf(vms: FoundAnywhere[]): GuardPlan {
+  return { protection: 'protected', vpgs: vms.flatMap((f) => f.vpgs.map((v) => ({ vm: f.vm.name, vpg: v.name, vpg_id: v.id, site: v.site }))), unprotectedVms: [] };
+}
+
+/** One VM's part of a pin report: its tag and checkpoints (every site), or its first failure. */
+export function pinnedVm(report: PinReport, found: FoundAnywhere, changeId: string) {
+  const sites = new Set(found.vpgs.map((v) => v.site));
+  const mine = <T extends { vm: string; site: string }>(g: T) => g.vm === found.vm.name && sites.has(g.site);
+  const failure = report.failed.find(mine);
+  const groups = report.pinned.filter(mine);
   return {
-    tag: results[0]?.tag ?? '',
-    change_id: results[0]?.change_id ?? pin.changeId,
-    checkpoints: results.flatMap((r) => r.checkpoints.map((c) => ({ ...c, site: r.site }))),
+    ...(failure ? { error: failure.error } : {}),
+    tag: groups[0]?.tag ?? '',
+    change_id: groups[0]?.change_id ?? changeId,
+    checkpoints: groups.flatMap((g) => g.checkpoints.map((c) => ({ ...c, site: g.site }))),
   };
 }
 
-/** What pinVm would do: reads everything, inserts nothing. */
+/** What pinning this VM would do: reads everything, inserts nothing. */
 export async function planVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin): Promise<Omit<PinDryRun, 'dry_run'>> {
   const zerto = zertoOf(ctx);
   const at = new Date();

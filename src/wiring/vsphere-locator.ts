@@ -1,9 +1,9 @@
 // The VM locator find-protection uses, backed by the vSphere target pool: a VM name, guest FQDN,
 // short hostname or IP -> the VMs that answer to it, with the target's instanceUuid (the
 // VmIdentifier prefix). One listing per target (a constant number of round trips), concurrently.
-import { AppError } from '../../core/errors.js';
-import type { TargetPool } from '../../vsphere/target-pool.js';
-import type { VmLocator, VmLocatorMatch } from '../../zerto/index.js';
+import { AppError } from '../core/errors.js';
+import type { TargetPool } from '../vsphere/target-pool.js';
+import type { VmLocator, VmLocatorMatch } from '../zerto/index.js';
 
 export function createVsphereLocator(pool: TargetPool, allTargets: string[]): VmLocator {
   return {

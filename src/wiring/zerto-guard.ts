@@ -1,13 +1,15 @@
 // The guard port (core/guard.ts) implemented with Zerto: plan = find the VPGs protecting each VM
-// (at every configured site that may protect it), pin = one tag per VM on every VPG protecting it,
-// waiting until each is listed. A ZVM that cannot answer makes protection "unknown", never
-// "unprotected": best_effort must not wave a change through because the ZVM was down.
-import { AppError, isAppError, toPublicError } from '../../core/errors.js';
-import type { CheckpointGuard, GuardPlan, GuardVm, PinnedCheckpoint, PinRequest } from '../../core/guard.js';
-import type { TargetPool } from '../../vsphere/target-pool.js';
-import { formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../../zerto/index.js';
-import { findProtectionAnywhere, sitesFor, type FoundAnywhere } from './protection.js';
-import { siteNamed, type ZertoServices } from './services.js';
+// (at every configured site that may protect it), pinEach = one tag per VM on every VPG
+// protecting it, waiting until each is listed. This is the one place that pins for several VMs:
+// the pipeline's guard step and the Zerto tools (through pinPlanned) all come here. A ZVM that
+// cannot answer makes protection "unknown", never "unprotected": best_effort must not wave a
+// change through because the ZVM was down.
+import { AppError, isAppError, toPublicError } from '../core/errors.js';
+import type { CheckpointGuard, GuardPlan, GuardVm, PinReport, PinRequest } from '../core/guard.js';
+import type { TargetPool } from '../vsphere/target-pool.js';
+import { formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../zerto/index.js';
+import { findProtectionAnywhere, sitesFor, type FoundAnywhere } from '../tools/zerto/protection.js';
+import { siteNamed, type ZertoServices } from '../tools/zerto/services.js';
 
 export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): CheckpointGuard {
   /** The VmIdentifier Zerto is expected to use for a VM whose target and moid are known. */
@@ -73,7 +75,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
       return plan;
     },
 
-    async pin(plan, req) {
+    async pinEach(plan, req) {
       // One pin per (VM, site): a VM's VPGs are pinned through the site that protects each of them.
       const groups = new Map<string, { vm: string; site: string; vpgs: Array<{ id: string; name: string }> }>();
       for (const v of plan.vpgs) {
@@ -84,36 +86,23 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
       }
       // One clock reading for the call, so a VM pinned at two sites carries the same tag at both.
       const at = new Date();
-      const tags: string[] = [];
-      const checkpoints: PinnedCheckpoint[] = [];
-      const failures: Array<{ vm: string; err: unknown }> = [];
-      await Promise.all([...groups.values()].map(async ({ vm, site, vpgs }) => {
-        try {
-          const s = siteNamed(zerto, site);
-          if (!s) throw new AppError('checkpoint_failed', `Zerto site '${site}' is not configured.`);
-          const res = await pinTaggedCheckpoint(s.client, {
-            vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId, now: () => at,
-            timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: req.signal,
-            onProgress: (p) => req.onProgress?.(`${vm}: ${p.message}`),
-          });
-          if (!tags.includes(res.tag)) tags.push(res.tag);
-          for (const c of res.checkpoints) checkpoints.push({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site, vm, tag: res.tag });
-        } catch (err) {
-          failures.push({ vm, err });
-        }
-      }));
-      if (failures.length === 1 && groups.size === 1) throw failures[0]!.err;
-      if (failures.length) {
-        // Keep the first failure's code (checkpoint_timeout stays a timeout) and say what did get pinned.
-        const first = toPublicError(failures[0]!.err);
-        const failed = failures.map((f) => `${f.vm}: ${toPublicError(f.err).message}`);
-        throw new AppError(first.code, `Checkpoints could not be pinned for every VM, so the change was not made: ${failed.join('; ')}.`, {
-          retryable: first.retryable,
-          details: { pinned: checkpoints, failed },
-          hint: 'Checkpoints already pinned stay in the journal (harmless). Fix the failing VPG and retry with the same change_id: pinned ones are reused.',
+      const settled = await Promise.allSettled([...groups.values()].map(async ({ vm, site, vpgs }) => {
+        const s = siteNamed(zerto, site);
+        if (!s) throw new AppError('checkpoint_failed', `Zerto site '${site}' is not configured.`);
+        const res = await pinTaggedCheckpoint(s.client, {
+          vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId, now: () => at,
+          timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: req.signal,
+          onProgress: (p) => req.onProgress?.(vm, p.progress, p.message),
         });
-      }
-      return { tag: tags[0] ?? '', tags, checkpoints };
+        return { vm, site, tag: res.tag, change_id: res.change_id, checkpoints: res.checkpoints };
+      }));
+      const list = [...groups.values()];
+      const report: PinReport = { groups: list.length, pinned: [], failed: [] };
+      settled.forEach((r, i) => {
+        if (r.status === 'fulfilled') report.pinned.push(r.value);
+        else report.failed.push({ vm: list[i]!.vm, site: list[i]!.site, error: r.reason });
+      });
+      return report;
     },
 
     tagFor(req: Omit<PinRequest, 'signal'>) {

@@ -1,12 +1,12 @@
 // The dashboard's ports, implemented over the same confirmation store, pipeline, target pool and
 // audit log the MCP tools use. The dashboard itself imports none of these; it gets this object.
 import { readFile } from 'node:fs/promises';
-import { AppError, toPublicError } from './core/errors.js';
-import type { DashboardPorts, DashboardProposal, InventoryKind } from './dashboard/ports.js';
-import type { BuiltServer } from './server.js';
-import { runConfirmed } from './tools/lifecycle.js';
-import { auditor } from './tools/pipeline.js';
-import type { TargetPool } from './vsphere/target-pool.js';
+import { AppError, toPublicError } from '../core/errors.js';
+import type { DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
+import type { BuiltServer } from '../server.js';
+import { runConfirmed } from '../tools/lifecycle.js';
+import { auditor } from '../tools/pipeline-call.js';
+import type { TargetPool } from '../vsphere/target-pool.js';
 
 const INVENTORY_ROWS = 200;
 

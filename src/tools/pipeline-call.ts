@@ -1,0 +1,163 @@
+// What the pipeline's steps share: the state of one call as it moves through them, the shape of
+// a step, the audit writer of a call, and the one denial helper (audit line + public error).
+import type { z } from 'zod';
+import { AppError, toPublicError, type PublicError } from '../core/errors.js';
+import type { PolicyDecision } from '../core/policy-engine.js';
+import type { GuardOutcome } from '../core/guard.js';
+import type { AuditRecord } from '../core/audit-writer.js';
+import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
+import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
+
+export type ToolOutcome =
+  | { ok: true; value: Record<string, unknown> }
+  | {
+    ok: false;
+    error: PublicError;
+    /** Confirm path: nothing changed and the cause may pass (ZVM down, web approval needed), so the proposal stays pending. */
+    keepPending?: boolean;
+  };
+
+/** One call on its way through the steps; each step reads what earlier steps set. */
+export interface Call {
+  tool: AnyTool;
+  ctx: CallContext;
+  rawArgs: unknown;
+  /** Parsed by the tool's input schema (validate). */
+  args: Record<string, unknown>;
+  /** Set by resolve (or taken from the proposal). */
+  resolution?: Resolution;
+  /** Set when a confirmation continues a proposal: its id, and where the human confirmed it. */
+  proposal?: { id: string; via: 'mcp' | 'web' };
+  /** Changes: the policy decision for the one target (policy). */
+  decision?: PolicyDecision;
+  dryRun: boolean;
+  /** Reads: the targets policy and rate limits let through, the refused ones with their error, and each one's read limit. */
+  reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };
+  checkpoint?: GuardOutcome;
+  safety: SafetySnapshot[];
+  /** One line per step that did not run, saying why (logged at debug level). */
+  skipped: string[];
+}
+
+/** A step either lets the call go on (undefined) or ends it with an outcome. */
+export type StepResult = ToolOutcome | undefined;
+
+export interface Step {
+  name: string;
+  /** Why this step does not apply to the call, in one line; undefined when it runs. */
+  skip?: (call: Call) => string | undefined;
+  run: (call: Call) => Promise<StepResult>;
+}
+
+export const LIFECYCLE_SKIP = 'a lifecycle tool acts on a proposal, not on objects; the call it continues runs this step';
+
+export function isRead(call: Call): boolean {
+  return call.tool.category === 'read';
+}
+
+/** The resolution, which every step after resolve may rely on. */
+export function resolved(call: Call): Resolution {
+  if (!call.resolution) throw new AppError('internal', `${call.tool.name}: a step ran before resolve.`);
+  return call.resolution;
+}
+
+/** The one target of a change. */
+export function changeTargetOf(call: Call): TargetRef {
+  return resolved(call).targets[0]!;
+}
+
+/** The decision of a change, set by the policy step. */
+export function decided(call: Call): PolicyDecision {
+  if (!call.decision) throw new AppError('internal', `${call.tool.name}: a step ran before policy.`);
+  return call.decision;
+}
+
+/** Writes audit lines of one call; a failed write rejects with `audit_failed`, never as an internal error. */
+export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
+  return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity'>) =>
+    ctx.services.audit
+      .write({ id: ctx.auditId, tool, identity: ctx.identity, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
+      .catch((err: unknown) => {
+        throw auditFailed(err);
+      });
+}
+
+export function auditOf(call: Call) {
+  return auditor(call.ctx, call.tool.name, call.proposal?.id);
+}
+
+export interface Denial {
+  error: AppError | PublicError;
+  /** The audit line's target; default: the call's target ('all' when it asked for all). */
+  target?: string | null;
+  /** The decision recorded; `reason` defaults to the error message. */
+  decision?: { reason?: string; rule: string | null };
+  /** The line's phase; default `denied`. Validation and lookup failures are `failed` (reads: `call`). */
+  phase?: AuditRecord['phase'];
+  detail?: Record<string, unknown>;
+  /** The arguments recorded; default the parsed ones (validation failures record what came in). */
+  args?: unknown;
+  /** Audited before the caller hears of it: a denial that cannot be audited fails as audit_failed. */
+  strict?: boolean;
+  /** A refusal on the confirm path that closes the proposal: it says to propose again. */
+  closesProposal?: boolean;
+  keepPending?: boolean;
+}
+
+/**
+ * The one way a step refuses a call: one audit line, one public error. A change's denial must be
+ * in the audit log (strict); a read's or a validation failure's line is best effort.
+ */
+export async function deny(call: Call, d: Denial): Promise<ToolOutcome> {
+  let error = d.error instanceof AppError ? toPublicError(d.error) : d.error;
+  const phase = d.phase ?? 'denied';
+  const write = auditOf(call)({
+    target: d.target === undefined ? auditTargetOf(call) : d.target,
+    phase,
+    args: 'args' in d ? d.args : call.args,
+    ...(phase === 'denied' ? { decision: { allowed: false, reason: d.decision?.reason ?? error.message, rule: d.decision?.rule ?? null } } : {}),
+    ...(d.detail ? { detail: d.detail } : {}),
+  });
+  if (d.strict) await write;
+  else await write.catch(() => undefined);
+  if (d.closesProposal && call.proposal) {
+    error = { ...error, retryable: false, hint: `${error.hint ?? ''} This proposal is closed; make the original call again for a new one.`.trim() };
+  }
+  return { ok: false, error, ...(d.keepPending ? { keepPending: true } : {}) };
+}
+
+/**
+ * The audit line's target: a change that asked for 'all' is recorded as such, not under whichever
+ * target came first; a read, as the targets it fanned out to.
+ */
+export function auditTargetOf(call: Call): string | null {
+  const r = call.resolution;
+  if (!r) return targetNameOf(call.args);
+  if (r.targetIsAll && !isRead(call)) return 'all';
+  const names = r.targets.map((t) => t.name);
+  return names.length === 1 ? names[0]! : names.join(',') || null;
+}
+
+function targetNameOf(args: Record<string, unknown>): string | null {
+  return typeof args.target === 'string' ? args.target : Array.isArray(args.target) ? args.target.join(',') : null;
+}
+
+export function auditFailed(err: unknown): AppError {
+  if (err instanceof AppError && err.code === 'audit_failed') return err;
+  return new AppError('audit_failed', `The audit log could not be written (${(err as Error).message}); the change was not made.`, {
+    hint: 'Check AUDIT_LOG_PATH (disk space, permissions). Nothing changed.',
+  });
+}
+
+export function invalidInput(toolName: string, error: z.ZodError): AppError {
+  const fields = error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`);
+  return new AppError('invalid_input', `Invalid arguments for ${toolName}: ${fields.join('; ')}`, {
+    hint: 'Fix every listed field and call again; the tool schema describes each argument.',
+    details: { fields: error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+  });
+}
+
+/** The agent name recorded in checkpoint tags: the MCP client's name without its version. */
+export function agentOf(identity: string): string {
+  return identity.split('/')[0] || 'agent';
+}

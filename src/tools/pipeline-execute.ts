@@ -1,0 +1,148 @@
+// Steps 8-11: a dry run stops before anything changes; otherwise the `executing` line is written
+// (no line, no change), the safety snapshot is taken for a revert-type change, and the handler
+// runs; its outcome is audited. Reads and lifecycle tools run their handler here too.
+import { toPublicError } from '../core/errors.js';
+import type { ExecContext, ProgressReporter } from './define.js';
+import { auditFailed, auditOf, auditTargetOf, changeTargetOf, decided, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
+import { takeSafetySnapshots } from './vsphere/safety-snapshot.js';
+
+const READ_SKIP = 'a read changes nothing';
+
+export const dryRun: Step = {
+  name: 'dry run',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'reads run in a dry run too' : !call.dryRun ? 'dry run is off for this call' : undefined),
+  async run(call) {
+    const { tool, args } = call;
+    const resolution = resolved(call);
+    const would = tool.dryRun ? await tool.dryRun(args, resolution, execContext(call)).catch((err: unknown) => ({ error: toPublicError(err) })) : {};
+    const value = { dry_run: true, summary: resolution.summary ?? tool.name, affected: resolution.affected, ...would, ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}) };
+    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'dry_run', args, decision: decisionOf(call), detail: { summary: value.summary } });
+    return { ok: true, value };
+  },
+};
+
+export const startExecution: Step = {
+  name: 'audit executing',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'a read is audited once, after it ran' : undefined),
+  async run(call) {
+    try {
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...(call.checkpoint?.tag ? { detail: { tag: call.checkpoint.tag } } : {}) });
+      return undefined;
+    } catch (err) {
+      return { ok: false, error: toPublicError(auditFailed(err)) };
+    }
+  },
+};
+
+export const safetySnapshot: Step = {
+  name: 'safety snapshot',
+  skip(call) {
+    const rule = call.tool.safetySnapshot;
+    if (call.tool.direct) return LIFECYCLE_SKIP;
+    if (isRead(call)) return READ_SKIP;
+    if (!rule) return 'the tool is not revert-type (no safetySnapshot)';
+    if (rule !== 'before' && rule.when && !rule.when(call.args)) return 'this call of the tool is not revert-type';
+    if (!decided(call).autoSnapshotBeforeDestroy) return 'auto_snapshot_before_destroy is off for this target';
+    return undefined;
+  },
+  async run(call) {
+    const rule = call.tool.safetySnapshot!;
+    const resolution = resolved(call);
+    const vms = resolution.affected.filter((a) => a.type === 'vm' && a.moid)
+      .map((a) => ({ name: a.name, moid: a.moid!, target: a.target ?? changeTargetOf(call).name }));
+    try {
+      call.safety = await takeSafetySnapshots(call.ctx, {
+        vms,
+        reason: rule === 'before' || !rule.reason ? call.tool.name : rule.reason(call.args, resolution),
+        change: rule === 'before' ? call.tool.name : rule.change,
+        bulk: resolution.bulkCount !== undefined,
+      });
+      return undefined;
+    } catch (err) {
+      return failed(call, err);
+    }
+  },
+};
+
+export const execute: Step = {
+  name: 'execute',
+  run: (call) => (call.tool.direct ? runDirect(call) : isRead(call) ? runRead(call) : runChange(call)),
+};
+
+async function runDirect(call: Call): Promise<ToolOutcome> {
+  try {
+    return { ok: true, value: (await call.tool.direct!(call.args, call.ctx)) as Record<string, unknown> };
+  } catch (err) {
+    return { ok: false, error: toPublicError(err) };
+  }
+}
+
+async function runRead(call: Call): Promise<ToolOutcome> {
+  const { tool, ctx, args } = call;
+  const exec: ExecContext = {
+    ...ctx, allowedTargets: call.reads.allowed, deniedTargets: call.reads.denied,
+    flags: { autoSnapshotBeforeDestroy: false, dryRun: false }, safetySnapshots: [],
+  };
+  const target = auditTargetOf(call);
+  try {
+    const value = (await tool.execute!(args, resolved(call), exec)) as Record<string, unknown>;
+    await auditOf(call)({ target, phase: 'call', args }).catch((err) => ctx.services.logger.error({ err: String(err) }, 'audit write failed for a read'));
+    return { ok: true, value };
+  } catch (err) {
+    const error = toPublicError(err);
+    await auditOf(call)({ target, phase: 'call', args, detail: { code: error.code, message: error.message } }).catch(() => undefined);
+    return { ok: false, error };
+  }
+}
+
+async function runChange(call: Call): Promise<ToolOutcome> {
+  const { tool, ctx, args } = call;
+  try {
+    const output = (await tool.execute!(args, resolved(call), execContext(call))) as Record<string, unknown>;
+    const value = {
+      ...output,
+      ...(tool.safetySnapshot ? { safety_snapshots: call.safety } : {}),
+      ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}),
+      audit_id: ctx.auditId,
+    };
+    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executed', args, detail: summarizeOutput(output) }).catch((err) =>
+      ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after execution'));
+    return { ok: true, value };
+  } catch (err) {
+    return failed(call, err);
+  }
+}
+
+/** After `executing`: a failure is audited as `failed` with its code. */
+async function failed(call: Call, err: unknown): Promise<ToolOutcome> {
+  const error = toPublicError(err);
+  await auditOf(call)({ target: changeTargetOf(call).name, phase: 'failed', args: call.args, detail: { code: error.code, message: error.message } }).catch(() => undefined);
+  return { ok: false, error };
+}
+
+/** What a change's handler sees: the decision's flags, the safety snapshots, progress after them. */
+function execContext(call: Call): ExecContext {
+  const decision = decided(call);
+  return {
+    ...call.ctx,
+    allowedTargets: [changeTargetOf(call)], deniedTargets: new Map(),
+    flags: { autoSnapshotBeforeDestroy: decision.autoSnapshotBeforeDestroy, dryRun: call.dryRun },
+    safetySnapshots: call.safety,
+    progress: call.safety.length ? secondHalf(call.ctx.progress) : call.ctx.progress,
+  };
+}
+
+/** The safety snapshots reported the first half of the call's progress; the change reports the rest. */
+function secondHalf(progress: ProgressReporter): ProgressReporter {
+  return (value, total, message) => progress(total === 100 ? Math.round(50 + value / 2) : value, total, message);
+}
+
+function decisionOf(call: Call) {
+  const d = decided(call);
+  return { allowed: d.allowed, reason: d.reason, rule: d.rule };
+}
+
+function summarizeOutput(output: Record<string, unknown>): Record<string, unknown> {
+  // Keep audit lines small: scalar fields only; the full result went to the caller.
+  return Object.fromEntries(Object.entries(output).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
+}

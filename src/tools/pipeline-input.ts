@@ -1,0 +1,46 @@
+// Steps 1-2: validate the arguments against the tool's input schema, then resolve them to exact
+// objects (the tool's resolve, or the `singleTarget` precondition answering `target: "all"`).
+import { toPublicError } from '../core/errors.js';
+import type { Resolution } from './define.js';
+import { deny, invalidInput, isRead, LIFECYCLE_SKIP, type Call, type Step } from './pipeline-call.js';
+
+export const validate: Step = {
+  name: 'validate',
+  skip: (call) => (call.proposal ? 'a confirmation continues a proposal whose arguments were validated when it was made' : undefined),
+  async run(call) {
+    const parsed = call.tool.input.safeParse(call.rawArgs ?? {});
+    if (!parsed.success) {
+      const error = invalidInput(call.tool.name, parsed.error);
+      return deny(call, { error, phase: 'failed', target: null, args: call.rawArgs, detail: { code: error.code, message: error.message } });
+    }
+    call.args = parsed.data as Record<string, unknown>;
+    return undefined;
+  },
+};
+
+export const resolve: Step = {
+  name: 'resolve',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : call.proposal ? 'a confirmation acts on the objects bound when it was proposed' : undefined),
+  async run(call) {
+    if (call.tool.singleTarget && call.args.target === 'all') {
+      call.resolution = everyTarget(call);
+      return undefined;
+    }
+    try {
+      call.resolution = await call.tool.resolve!(call.args, call.ctx);
+      return undefined;
+    } catch (err) {
+      const error = toPublicError(err);
+      return deny(call, { error, phase: isRead(call) ? 'call' : 'failed', detail: { code: error.code, message: error.message } });
+    }
+  },
+};
+
+/**
+ * `singleTarget` and `target: "all"`: the call names every target, without touching any of them,
+ * so that the policy denies it (rule target-all) and the audit line records it as 'all'.
+ */
+function everyTarget(call: Call): Resolution {
+  const targets = call.ctx.services.targets.map((t) => ({ name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) }));
+  return { targets, targetIsAll: true, affected: [] };
+}

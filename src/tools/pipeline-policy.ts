@@ -1,0 +1,132 @@
+// Steps 3-5: policy (fail closed for changes; reads fall back to the strict built-ins), limits
+// (rate per target and category, max_bulk_objects), and the resolution's state checks. A read is
+// decided target by target: refused targets get an error slot, and only a read of one refused
+// target is denied as a whole.
+import { AppError, toPublicError } from '../core/errors.js';
+import { decide, type PolicyDecision } from '../core/policy-engine.js';
+import { EMPTY_POLICY } from '../config/policy-file.js';
+import { policyObjects, type AnyTool, type Resolution, type TargetRef } from './define.js';
+import { changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+
+export const policy: Step = {
+  name: 'policy',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : undefined),
+  run: (call) => (isRead(call) ? policyForRead(call) : policyForChange(call)),
+};
+
+export const limits: Step = {
+  name: 'limits',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : undefined),
+  run: (call) => (isRead(call) ? limitReads(call) : limitChange(call)),
+};
+
+export const stateChecks: Step = {
+  name: 'state checks',
+  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
+    : call.proposal ? 'they ran when the proposal was made, against the same bound objects'
+      : isRead(call) ? 'a read has no state to refuse on' : undefined),
+  async run(call) {
+    try {
+      for (const check of resolved(call).checks ?? []) check();
+      return undefined;
+    } catch (err) {
+      const error = toPublicError(err);
+      return deny(call, { error, decision: { rule: 'state_check' }, detail: { code: error.code }, strict: true });
+    }
+  },
+};
+
+function request(tool: AnyTool, target: TargetRef, resolution: Resolution, args: Record<string, unknown>) {
+  return {
+    tool: tool.name, category: tool.category, target: { name: target.name, tags: target.tags },
+    objects: policyObjects(resolution.affected), override: args.override === true,
+  };
+}
+
+async function policyForRead(call: Call): Promise<undefined> {
+  const state = call.ctx.services.policy.current();
+  // A broken policy file fails closed for changes; reads fall back to the strict built-ins.
+  const rules = state.ok ? state.policy : EMPTY_POLICY;
+  const resolution = resolved(call);
+  for (const target of resolution.targets) {
+    const d = decide(rules, request(call.tool, target, resolution, call.args));
+    if (d.allowed) call.reads.allowed.push(target);
+    else call.reads.denied.set(target.name, { code: 'policy_denied', message: d.reason, retryable: false });
+    call.reads.limits.set(target.name, d.maxCallsPerMinute.read);
+  }
+  return undefined;
+}
+
+async function limitReads(call: Call) {
+  const allowed: TargetRef[] = [];
+  for (const target of call.reads.allowed) {
+    const rate = call.ctx.services.rateLimiter.take(target.name, 'read', call.reads.limits.get(target.name)!);
+    if (rate.ok) allowed.push(target);
+    else call.reads.denied.set(target.name, { code: 'rate_limited', message: `Read limit for target '${target.name}' reached; retry in ${Math.ceil(rate.retryAfterMs / 1000)}s.`, retryable: true });
+  }
+  call.reads.allowed = allowed;
+  const targets = resolved(call).targets;
+  if (targets.length !== 1 || allowed.length !== 0) return undefined;
+  const only = call.reads.denied.get(targets[0]!.name)!;
+  const error = only.code === 'rate_limited'
+    ? new AppError('rate_limited', only.message, { hint: 'Wait, or raise max_calls_per_minute.read for this target in policy.yaml.' })
+    : new AppError('policy_denied', only.message, { hint: 'Reads on this target are denied by policy.yaml.' });
+  return deny(call, { error, decision: { reason: only.message, rule: null } });
+}
+
+/**
+ * A change: exactly one target, a policy that loads, and a decision that allows it. A refusal on
+ * the confirm path closes the proposal (its hint says to propose again), so it is not retryable.
+ */
+async function policyForChange(call: Call) {
+  const resolution = resolved(call);
+  const target = resolution.targets[0];
+  if (!target || (resolution.targets.length !== 1 && !resolution.targetIsAll)) {
+    const error = new AppError('invalid_input', `${call.tool.name} changes exactly one target; got ${resolution.targets.length}.`, { hint: 'Pass one target name.' });
+    return deny(call, { error, target: null, strict: true });
+  }
+  const state = call.ctx.services.policy.current();
+  if (!state.ok) {
+    const reason = `policy file failed to load, so every change is denied until it is fixed: ${state.error}`;
+    return deny(call, { error: new AppError('policy_denied', reason, { hint: 'Fix policy.yaml; it reloads on the next call.' }), strict: true, closesProposal: true });
+  }
+  let decision: PolicyDecision;
+  try {
+    decision = decide(state.policy, { ...request(call.tool, target, resolution, call.args), targetIsAll: resolution.targetIsAll ?? false });
+  } catch (err) {
+    const reason = `policy engine error, denying: ${(err as Error).message}`;
+    return deny(call, { error: new AppError('policy_denied', reason), strict: true, closesProposal: true });
+  }
+  if (!decision.allowed) {
+    const hint = decision.rule === 'target-all'
+      ? 'Call again with exactly one target name (list_targets shows them).'
+      : decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.';
+    const error = new AppError('policy_denied', decision.reason, { hint, details: { rule: decision.rule, override_would_help: decision.overrideWouldHelp } });
+    return deny(call, { error, decision: { reason: decision.reason, rule: decision.rule }, strict: true, closesProposal: true });
+  }
+  call.decision = decision;
+  call.dryRun = (target.dryRun ?? call.ctx.services.settings.dryRun) || decision.dryRun;
+  return undefined;
+}
+
+async function limitChange(call: Call) {
+  const decision = decided(call);
+  const target = changeTargetOf(call);
+  const category = call.tool.category as 'mutate' | 'destructive';
+  // A proposal paid its rate-limit slot when it was made; its confirmation does not pay again.
+  const rate = call.proposal ? { ok: true as const } : call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
+  if (!rate.ok) {
+    const retryIn = Math.ceil(rate.retryAfterMs / 1000);
+    const reason = `rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`;
+    const error = new AppError('rate_limited', `${reason}; retry in ${retryIn}s.`, { hint: `Retry after ${retryIn} seconds.`, details: { retry_after_seconds: retryIn } });
+    return deny(call, { error, decision: { reason, rule: 'rate_limit' }, strict: true, closesProposal: true });
+  }
+  const bulk = resolved(call).bulkCount;
+  if (bulk !== undefined && bulk > decision.maxBulkObjects) {
+    const reason = `this call would affect ${bulk} objects; max_bulk_objects for target '${target.name}' is ${decision.maxBulkObjects}`;
+    const error = new AppError('policy_denied', reason, { hint: 'Narrow the pattern so fewer objects match, or split the change.', details: { rule: 'max_bulk_objects', override_would_help: false } });
+    return deny(call, { error, decision: { reason, rule: 'max_bulk_objects' }, strict: true, closesProposal: true });
+  }
+  return undefined;
+}
+
