@@ -29,6 +29,8 @@ export interface RuntimeOptions {
   /** Per-target deadline of a fan-out read (ms); default 30 s. */
   fanOutTimeoutMs?: number;
   perTargetConcurrency?: number;
+  /** The clock of proposals' TTL and the rate limits (default Date.now). */
+  clock?: () => number;
 }
 
 export interface Runtime {
@@ -94,6 +96,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     logger,
     tools,
     confirmationTtlSeconds: config.confirmationTtlSeconds,
+    ...(opts.clock ? { clock: opts.clock } : {}),
     ...(zerto ? { guard: createZertoGuard(zerto, vsphere) } : {}),
     webUi: { enabled: settings.webUi.enabled, ...(webUrl ? { url: webUrl } : {}) },
     ext: {

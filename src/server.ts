@@ -36,6 +36,8 @@ export interface ServerDeps {
   /** From policy.yaml, read once at startup; wins over CONFIRMATION_TTL_SECONDS. */
   confirmationTtlSeconds?: number;
   webUi?: { enabled: boolean; url?: string };
+  /** The clock of proposals' TTL and the rate limits (default Date.now); tests move it by hand. */
+  clock?: () => number;
 }
 
 export interface BuiltServer {
@@ -56,7 +58,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     audit: deps.audit,
     secrets: deps.secrets,
     logger: deps.logger,
-    rateLimiter: new RateLimiter(),
+    rateLimiter: new RateLimiter(deps.clock),
     guard: deps.guard ?? NO_ZERTO_GUARD,
     webUi: deps.webUi ?? { enabled: false },
     ext: deps.ext ?? {},
@@ -64,6 +66,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   };
   services.confirmations = new ConfirmationStore<PendingCall>({
     ttlSeconds: ttl,
+    ...(deps.clock ? { now: deps.clock } : {}),
     onExpire: (p) => {
       void deps.audit
         .write({ id: p.auditId, tool: p.tool, identity: p.requester, phase: 'expired', target: p.target.name, proposal_id: p.id })

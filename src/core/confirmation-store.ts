@@ -46,7 +46,8 @@ export interface ConfirmationStoreOptions {
 export class ConfirmationStore<P = unknown> {
   private readonly byToken = new Map<string, Proposal<P>>();
   private readonly byId = new Map<string, Proposal<P>>();
-  private readonly now: () => number;
+  /** The store's clock (TTL, finish times); what tools use to say how long a proposal has left. */
+  readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly opts: ConfirmationStoreOptions) {

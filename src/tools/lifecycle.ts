@@ -124,7 +124,7 @@ export const listPendingActions = defineTool({
   input: z.object({}),
   output: z.object({ proposals: z.array(PendingRow) }),
   async direct(_args, ctx) {
-    const now = Date.now();
+    const now = ctx.services.confirmations.now();
     return {
       proposals: ctx.services.confirmations.list().map((p) => ({
         proposal_id: p.id,

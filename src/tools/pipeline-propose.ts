@@ -52,7 +52,7 @@ async function propose(call: Call) {
     ctx.services.confirmations.cancelById(proposal.id, 'audit-failure');
     return { ok: false as const, error: toPublicError(auditFailed(err)) };
   }
-  return { ok: true as const, value: proposalOutput(proposal, ctx.services.confirmations.ttlSeconds, ctx.services.webUi.url) };
+  return { ok: true as const, value: proposalOutput(proposal, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url) };
 }
 
 /** Policy was decided again; a target that now requires web approval refuses an MCP confirmation. */

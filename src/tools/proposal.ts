@@ -22,7 +22,7 @@ export const ProposalSchema = z.object({
   note: z.string(),
 });
 
-export function proposalOutput(p: Proposal<PendingCall>, ttlSeconds: number, webUrl?: string): z.infer<typeof ProposalSchema> {
+export function proposalOutput(p: Proposal<PendingCall>, ttlSeconds: number, now: number, webUrl?: string): z.infer<typeof ProposalSchema> {
   const gated = p.requiresWebApproval;
   return {
     state: 'pending',
@@ -34,7 +34,7 @@ export function proposalOutput(p: Proposal<PendingCall>, ttlSeconds: number, web
     checkpoint_vpgs: p.checkpointVpgs,
     proposal_id: p.id,
     token: p.token,
-    expires_in_seconds: Math.max(0, Math.round((p.expiresAt - Date.now()) / 1000)) || ttlSeconds,
+    expires_in_seconds: Math.max(0, Math.round((p.expiresAt - now) / 1000)) || ttlSeconds,
     requires_web_approval: gated,
     confirm_with: gated
       ? `A human must press Confirm in the web dashboard${webUrl ? ` (${webUrl})` : ''} within ${ttlSeconds}s; confirm_action cannot approve this target.`

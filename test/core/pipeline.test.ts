@@ -77,6 +77,22 @@ describe('limits', () => {
     expect((await h.call('test_set_cpu', { target: 'prod-vc1', vm: 'web-1', cpus: 2 })).isError).toBe(false);
     expect((await h.call('test_read')).isError).toBe(false);
   });
+
+  it('a slot frees up when the oldest call leaves the one-minute window (clock moved by hand)', async () => {
+    const inv = fakeInventory();
+    let now = 1_000_000;
+    h = await startHarness({ tools: testTools(inv), policyYaml: 'defaults:\n  max_calls_per_minute: {mutate: 2}\n', deps: { clock: () => now } });
+    const cpu = (cpus: number) => h!.call('test_set_cpu', { target: 'dev-vc1', vm: 'web-1', cpus });
+    expect((await cpu(2)).isError).toBe(false);
+    now += 30_000;
+    expect((await cpu(3)).isError).toBe(false);
+    const limited = errorOf(await cpu(4));
+    expect(limited.details).toMatchObject({ retry_after_seconds: 30 });
+    now += 30_001;
+    expect((await cpu(5)).isError).toBe(false);
+    expect(errorOf(await cpu(6)).details).toMatchObject({ retry_after_seconds: 30 });
+    expect(inv.executions).toEqual(['cpu:vm-1:2', 'cpu:vm-1:3', 'cpu:vm-1:5']);
+  });
 });
 
 describe("target 'all' on a change", () => {

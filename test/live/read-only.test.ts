@@ -2,8 +2,8 @@
 // Run with `npm run test:live`; it is not part of `npm test` or `test:full`, and it fails loudly
 // (never skips) when LAB_TARGETS_FILE is not set, because running it is an explicit request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectValidatingClient } from '../support/mcp-client.js';
 import { loadConfiguration } from '../../src/config/load.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
@@ -19,10 +19,7 @@ beforeAll(async () => {
   const { config, problems } = loadConfiguration({ ...process.env, TARGETS_FILE: targetsFile, AUDIT_LOG_PATH: `${dir}/audit.jsonl`, POLICY_FILE: `${dir}/none.yaml` }, process.cwd());
   if (!config) throw new Error(problems.map((p) => `${p.file} ${p.path}: ${p.reason}`).join('\n'));
   runtime = await startRuntime({ config, secrets: envSecretSource(process.env), logger: silentLogger });
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  client = new Client({ name: 'live-suite', version: '1' });
-  await runtime.built.server.connect(s);
-  await client.connect(c);
+  client = await connectValidatingClient(runtime.built.server, 'live-suite');
 });
 
 afterAll(async () => {

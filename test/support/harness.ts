@@ -3,8 +3,8 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectValidatingClient } from './mcp-client.js';
 import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';
 import { AuditWriter, type AuditSink } from '../../src/core/audit-writer.js';
@@ -77,10 +77,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     ...(opts.webUi ? { webUi: opts.webUi } : {}),
     ...(opts.deps ?? {}),
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: opts.clientName ?? 'test-client', version: '1.0.0' });
-  await built.server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await connectValidatingClient(built.server, opts.clientName ?? 'test-client');
   return {
     client, built, dir, auditPath, policyPath, settings,
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),

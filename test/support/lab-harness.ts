@@ -3,13 +3,14 @@
 // speak vim25 SOAP and ZVM REST over https on 127.0.0.1.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectValidatingClient } from './mcp-client.js';
 import { startLab, type LabOptions, type RunningLab } from '../../src/lab/lab-mode.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
 import type { Logger } from '../../src/core/logger.js';
+import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
 
 export interface LabHarness {
@@ -38,6 +39,10 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   checkpointTimeoutMs?: number;
   /** Edits the lab's configuration before the runtime starts (extra targets, site scopes). */
   editConfig?: (lab: RunningLab) => void;
+  /** Tools beyond what lab mode registers (a test's own declarations). */
+  extraTools?: AnyTool[];
+  /** The clock of the confirmation store and rate limiter (default Date.now). */
+  clock?: () => number;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -54,11 +59,8 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   opts.editConfig?.(lab);
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}) });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'lab-test', version: '1.0.0' });
-  await runtime.built.server.connect(serverSide);
-  await client.connect(clientSide);
+  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, extraTools: [...lab.extraTools, ...(opts.extraTools ?? [])], extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
+  const client = await connectValidatingClient(runtime.built.server, 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),

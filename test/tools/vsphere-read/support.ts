@@ -1,7 +1,6 @@
 // Helpers for the vSphere read-tool tests: reading fan-out slots out of a call result, and a lab
 // harness whose targets.yaml lists the same simulated vCenter twice (what list_targets must flag).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { connectValidatingClient } from '../../support/mcp-client.js';
 import { expect } from 'vitest';
 import { startLab } from '../../../src/lab/lab-mode.js';
 import { startRuntime } from '../../../src/runtime.js';
@@ -41,11 +40,7 @@ export async function startAliasHarness(alias: string): Promise<AliasHarness> {
   lab.config.targets.splice(1, 0, { ...vc1, name: alias, tags: ['env:lab', 'alias'] });
   const secrets = envSecretSource({ ...lab.env });
   const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, fanOutTimeoutMs: 10_000 });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'alias-test', version: '1.0.0' });
-  await runtime.built.server.connect(serverSide);
-  await client.connect(clientSide);
-  await client.listTools();
+  const client = await connectValidatingClient(runtime.built.server, 'alias-test');
   return {
     async call(name, args = {}) {
       const res = await client.callTool({ name, arguments: args });

@@ -3,8 +3,8 @@
 // operator's config.json is never written (proven on a server built from a real config.json).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectValidatingClient } from '../../support/mcp-client.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../../src/config/load.js';
 import { envSecretSource } from '../../../src/core/secrets.js';
@@ -116,10 +116,7 @@ describe('a server built from a real config.json', () => {
       secrets: envSecretSource({ ...env, LAB_ZVM_USER: LAB_CREDENTIALS.user, LAB_ZVM_PASSWORD: LAB_CREDENTIALS.password }),
     });
     open.push({ close: () => runtime.shutdown() });
-    const [c, s] = InMemoryTransport.createLinkedPair();
-    client = new Client({ name: 'config-test', version: '1.0.0' });
-    await runtime.built.server.connect(s);
-    await client.connect(c);
+    client = await connectValidatingClient(runtime.built.server, 'config-test');
     open.push(client);
     const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
       const res = await client.callTool({ name, arguments: args });
