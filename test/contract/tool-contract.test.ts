@@ -1,6 +1,7 @@
-// Contract checks over every declared tool: schema snapshots (one file per tool; CI fails when one
-// is missing or stale), the README tool table, names and annotations.
-import { readFileSync } from 'node:fs';
+// Contract checks over every declared tool: schema snapshots (one file per tool; under CI=true a
+// missing or stale snapshot fails, since vitest writes none there; refresh with
+// `npx vitest run test/contract -u`), the README tool table, names and annotations.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 import { listed } from '../../src/tools/registry.js';
@@ -9,6 +10,16 @@ import { TOOLS_END, TOOLS_START, toolTable } from '../../src/tools/tool-docs.js'
 describe('tool declarations', () => {
   it.each(ALL_TOOLS.map((t) => [t.name, t] as const))('%s matches its schema snapshot', async (name, tool) => {
     await expect(`${JSON.stringify(listed(tool), null, 2)}\n`).toMatchFileSnapshot(`./__toolsnaps__/${name}.json`);
+  });
+
+  it('every snapshot file belongs to a declared tool (a removed or renamed tool leaves none behind)', () => {
+    const files = readdirSync(new URL('./__toolsnaps__/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+    expect(files).toEqual(ALL_TOOLS.map((t) => t.name).sort());
+  });
+
+  it('every tool names its toolset', () => {
+    const toolsets = ['vsphere_read', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab'];
+    for (const t of ALL_TOOLS) expect(toolsets, t.name).toContain(t.toolset);
   });
 
   it('names are unique and valid MCP tool names', () => {
