@@ -1,4 +1,4 @@
-// Lint, including the import boundaries of DESIGN section 4: vendor clients know nothing of MCP,
+// Lint, including the import boundaries of docs/ARCHITECTURE.md (section 4): vendor clients know nothing of MCP,
 // core/ imports neither vendor clients nor the SDK, tools/ never reaches the SOAP wire, the
 // dashboard only sees injected ports, and nothing but main.ts (and the lab itself) imports lab/.
 import js from '@eslint/js';
@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 const group = (group, message) => ({ group, message });
 
-const NO_LAB = group(['**/lab/**', '../lab/*', './lab/*'], 'Only main.ts and the lab itself import src/lab (DESIGN section 4).');
+const NO_LAB = group(['**/lab/**', '../lab/*', './lab/*'], 'Only main.ts and the lab itself import src/lab (docs/ARCHITECTURE.md, section 4).');
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.vcsim-build/**', 'coverage/**', 'src/dashboard/static/**'] },
