@@ -19,7 +19,7 @@ export const guard: Step = {
       call.checkpoint = await runGuard(ctx.services.guard, mode, {
         vms: guardVmsOf(resolved(call)), tool: tool.name, action: tool.name, agent: agentOf(ctx.identity),
         changeId: changeIdOf(args, ctx.auditId), signal: ctx.signal,
-        onProgress: (message) => ctx.progress(0, undefined, message),
+        onProgress: (vm, _percent, message) => ctx.progress(0, undefined, `${vm}: ${message}`),
       }, call.dryRun);
     } catch (err) {
       const error = toPublicError(err);

@@ -232,14 +232,18 @@ describe('guard', () => {
       },
       async pinEach(plan, req) {
         pinned.push(...plan.vpgs.map((v) => `${v.vm}@${v.vpg}:${req.changeId}`));
+        req.onProgress?.('web-1', 50, 'VPG vpg-web: inserting');
         return { groups: 1, failed: [], pinned: [{ vm: 'web-1', site: 'site-a', tag: 'ai:test | x', change_id: req.changeId, checkpoints: [{ vpg: 'vpg-web', vpg_id: 'vpg-1', checkpoint_id: 'cp-1', timestamp: '2026-01-01T00:00:00Z', reused: false }] }] };
       },
       tagFor: () => 'ai:test | x',
     };
     await harness(ALLOW_ALL, { tools, deps: { guard: fakeGuard } });
     const call = await upTo(guard, tool('test_set_cpu'), setCpu);
+    const progress: string[] = [];
+    call.ctx.progress = (_p, _t, message) => progress.push(message ?? '');
     expect(await guard.run(call)).toBeUndefined();
     expect(pinned).toEqual(['web-1@vpg-web:audit-step-1']);
+    expect(progress).toEqual(['web-1: VPG vpg-web: inserting']);
     expect(call.checkpoint).toMatchObject({ status: 'checkpointed', tag: 'ai:test | x', checkpoints: [{ checkpoint_id: 'cp-1' }] });
     expect(call.checkpoint!.checkpoints[0]).not.toHaveProperty('reused');
     expect(lastLine()).toMatchObject({ phase: 'checkpointed', detail: { tag: 'ai:test | x' } });
