@@ -51,15 +51,15 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
         targets: [{ name: t.name, host: t.host, tags: t.tags }],
         affected: [{ type: 'vm', name: vm.name, moid: vm.moid, target: vm.target, guest_path: args.path }],
         summary: `write ${Buffer.byteLength(args.content)} bytes to ${args.path} in lab guest '${vm.name}' (${vm.moid}) on '${vm.target}'`,
+        guest: vm,
       };
     },
-    async execute(args, resolution) {
-      const vm = resolution.affected[0]!;
-      const version = guests.write({ target: vm.target!, moid: vm.moid! }, args.path, args.content);
-      return { vm: vm.name, path: args.path, bytes: Buffer.byteLength(args.content), written_at: new Date(version.at).toISOString() };
+    async execute(args, { guest }) {
+      const version = guests.write({ target: guest.target, moid: guest.moid }, args.path, args.content);
+      return { vm: guest.name, path: args.path, bytes: Buffer.byteLength(args.content), written_at: new Date(version.at).toISOString() };
     },
-    async dryRun(args, resolution) {
-      return { would: `write ${Buffer.byteLength(args.content)} bytes to ${args.path} in '${resolution.affected[0]!.name}'` };
+    async dryRun(args, { guest }) {
+      return { would: `write ${Buffer.byteLength(args.content)} bytes to ${args.path} in '${guest.name}'` };
     },
   });
   const read = defineTool({
@@ -79,12 +79,11 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
       const vm = findLabVm(args.vm);
       const t = ctx.services.targets.find((x) => x.name === vm.target);
       if (!t) throw new AppError('not_found', `Lab target '${vm.target}' is not configured.`);
-      return { targets: [{ name: t.name, host: t.host, tags: t.tags }], affected: [{ type: 'vm', name: vm.name, moid: vm.moid, target: vm.target }] };
+      return { targets: [{ name: t.name, host: t.host, tags: t.tags }], affected: [{ type: 'vm', name: vm.name, moid: vm.moid, target: vm.target }], guest: vm };
     },
-    async execute(args, resolution) {
-      const vm = resolution.affected[0]!;
-      const file = guests.read({ target: vm.target!, moid: vm.moid! }, args.path);
-      return file ? { vm: vm.name, path: args.path, exists: true, content: file.toString('utf8') } : { vm: vm.name, path: args.path, exists: false };
+    async execute(args, { guest }) {
+      const file = guests.read({ target: guest.target, moid: guest.moid }, args.path);
+      return file ? { vm: guest.name, path: args.path, exists: true, content: file.toString('utf8') } : { vm: guest.name, path: args.path, exists: false };
     },
   });
   return [write, read];
