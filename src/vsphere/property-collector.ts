@@ -3,8 +3,8 @@
 // at 100) so the page size is never assumed; "no token" is the end (vcsim ignores maxObjects and has
 // no Continue at all). A retrieval abandoned mid-way cancels its token, best effort.
 
+import { RetrieveResultStream, type RetrievePage } from './soap/retrieve-result-stream.js';
 import type { CallOptions } from './soap/transport.js';
-import { decodeRetrieveResult } from './soap/xml.js';
 import type { MoRef, ObjectContent } from './types.js';
 import type { VimClient } from './vim-client.js';
 
@@ -27,9 +27,12 @@ export interface ObjectSpec {
 }
 
 export interface RetrieveOptions extends CallOptions {
-  /** Objects per page asked of the server (it may send fewer). Default 500. */
+  /** Objects per page asked of the server (it may send fewer). Default DEFAULT_MAX_OBJECTS. */
   maxObjects?: number;
 }
+
+/** Objects per page asked for by default (README, Performance: chosen by measurement). */
+export const DEFAULT_MAX_OBJECTS = 500;
 
 function encodeSpec(propSet: PropertySpec[], objectSet: ObjectSpec[]) {
   return {
@@ -42,7 +45,45 @@ function encodeSpec(propSet: PropertySpec[], objectSet: ObjectSpec[]) {
   };
 }
 
-/** Retrieves every page. Cost: 1 round trip + 1 per extra page. */
+/** vcsim's answer to a retrieval without a session: every object's every property NotAuthenticated. */
+function isUnauthenticatedPage(page: RetrievePage): boolean {
+  return (
+    page.objects.length > 0 &&
+    page.objects.every(
+      (o) => Object.keys(o.props).length === 0 && o.missing.length > 0 && o.missing.every((m) => m.faultName === 'NotAuthenticated'),
+    )
+  );
+}
+
+/** One page on the wire: its token as soon as it is decoded, and the whole page. */
+interface PageCall {
+  token: Promise<string | undefined>;
+  page: Promise<RetrievePage>;
+  abort: AbortController;
+}
+
+function requestPage(client: VimClient, method: string, params: Record<string, unknown>, opts: RetrieveOptions): PageCall {
+  const abort = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
+  let announce: (token: string | undefined) => void = () => {};
+  const token = new Promise<string | undefined>((resolve) => (announce = resolve));
+  const page = client.session.invokeReading(
+    method,
+    client.content.propertyCollector,
+    params,
+    { ...opts, signal },
+    () => new RetrieveResultStream(announce),
+    isUnauthenticatedPage,
+  );
+  page.then((p) => announce(p.token), () => announce(undefined));
+  return { token, page, abort };
+}
+
+/**
+ * Retrieves every page. Cost: 1 round trip + 1 per extra page. Pipelined: the next page is asked
+ * for as soon as this page's token has streamed in, so it is produced and sent while this one is
+ * still being read and decoded; at most two pages are in flight.
+ */
 export async function retrieve(
   client: VimClient,
   propSet: PropertySpec[],
@@ -50,30 +91,47 @@ export async function retrieve(
   opts: RetrieveOptions = {},
 ): Promise<ObjectContent[]> {
   const pc = client.content.propertyCollector;
-  const first = await client.invoke(
+  const continuation = (token: string) => requestPage(client, 'ContinueRetrievePropertiesEx', { token }, opts);
+  let current = requestPage(
+    client,
     'RetrievePropertiesEx',
-    pc,
-    { specSet: encodeSpec(propSet, objectSet), options: { maxObjects: opts.maxObjects ?? 500 } },
+    { specSet: encodeSpec(propSet, objectSet), options: { maxObjects: opts.maxObjects ?? DEFAULT_MAX_OBJECTS } },
     opts,
   );
-  let page = decodeRetrieveResult(first);
-  const out = [...page.objects];
+  let next: PageCall | undefined;
+  let liveToken: string | undefined; // the server-side result set to cancel if we give up
+  const out: ObjectContent[] = [];
   try {
-    while (page.token !== undefined) {
-      const next = await client.invoke('ContinueRetrievePropertiesEx', pc, { token: page.token }, opts);
-      page = decodeRetrieveResult(next);
-      out.push(...page.objects);
+    for (;;) {
+      const early = await current.token;
+      if (early !== undefined) {
+        liveToken = early;
+        next = continuation(early);
+        next.page.catch(() => undefined); // awaited below, or abandoned on a failure
+      }
+      const page = await current.page;
+      liveToken = page.token;
+      if (page.token !== early) {
+        // The streamed token was not the page's (only a replayed or unusual answer does this).
+        next?.abort.abort();
+        next = page.token !== undefined ? continuation(page.token) : undefined;
+        next?.page.catch(() => undefined);
+      }
+      for (const o of page.objects) out.push(o);
+      if (next === undefined) return out;
+      current = next;
+      next = undefined;
     }
   } catch (err) {
-    if (page.token !== undefined) {
+    next?.abort.abort();
+    if (liveToken !== undefined) {
       // Frees the server-side result set; the caller's signal may be aborted already.
       await client
-        .invoke('CancelRetrievePropertiesEx', pc, { token: page.token }, { timeoutMs: 5_000 })
+        .invoke('CancelRetrievePropertiesEx', pc, { token: liveToken }, { timeoutMs: 5_000 })
         .catch(() => undefined);
     }
     throw err;
   }
-  return out;
 }
 
 /** Properties of specific objects (one round trip for any number of objects, plus pages). */

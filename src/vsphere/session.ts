@@ -10,7 +10,7 @@
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { credentialHint, faultNameOf } from './soap/faults.js';
-import type { CallOptions, HttpSoapTransport, Logger } from './soap/transport.js';
+import type { BodyReader, CallOptions, HttpSoapTransport, Logger } from './soap/transport.js';
 import { silentLogger } from './soap/transport.js';
 import { asArray, asMoRef, moRef, type AboutInfo, type MoRef, type ServiceContent, type VimObject } from './types.js';
 
@@ -198,27 +198,46 @@ export class VimSession {
    * be gone, logs in again (once, shared with concurrent callers) and replays the call once.
    */
   async invoke(method: string, thisRef: MoRef, params: Record<string, unknown>, opts: CallOptions = {}): Promise<unknown> {
+    const retrieve = RETRIEVE_METHODS.has(method);
+    return this.withSession(method, opts, () => this.transport.call(method, thisRef, params, opts), (rv) => retrieve && isUnauthenticatedRetrieve(rv));
+  }
+
+  /**
+   * `invoke` with the answer's body read as it streams in, by a fresh reader per attempt (a replay
+   * after a re-login starts over). `unauthenticated` tells vcsim's lost-session answer from data.
+   */
+  invokeReading<T>(
+    method: string,
+    thisRef: MoRef,
+    params: Record<string, unknown>,
+    opts: CallOptions,
+    makeReader: () => BodyReader<T>,
+    unauthenticated: (value: T) => boolean,
+  ): Promise<T> {
+    return this.withSession(method, opts, () => this.transport.callReading(method, thisRef, params, opts, makeReader()), unauthenticated);
+  }
+
+  private async withSession<T>(method: string, opts: CallOptions, attempt: () => Promise<T>, unauthenticated: (value: T) => boolean): Promise<T> {
+    const once = async (): Promise<T> => {
+      const value = await attempt();
+      if (unauthenticated(value)) {
+        throw new AppError('auth_failed', `vSphere target '${this.transport.opts.target}': session not authenticated`, {
+          details: { fault: 'NotAuthenticated', target: this.transport.opts.target, method },
+          retryable: true,
+        });
+      }
+      return value;
+    };
     await this.ensureLoggedIn(opts);
     const generation = this.generation;
     try {
-      return await this.callChecked(method, thisRef, params, opts);
+      return await once();
     } catch (err) {
       if (faultNameOf(err) !== 'NotAuthenticated') throw err;
       this.logger.warn({ target: this.transport.opts.target, method }, 'vSphere session expired; logging in again');
       await this.relogin(generation, opts);
-      return await this.callChecked(method, thisRef, params, opts);
+      return await once();
     }
-  }
-
-  private async callChecked(method: string, thisRef: MoRef, params: Record<string, unknown>, opts: CallOptions) {
-    const rv = await this.transport.call(method, thisRef, params, opts);
-    if (RETRIEVE_METHODS.has(method) && isUnauthenticatedRetrieve(rv)) {
-      throw new AppError('auth_failed', `vSphere target '${this.transport.opts.target}': session not authenticated`, {
-        details: { fault: 'NotAuthenticated', target: this.transport.opts.target, method },
-        retryable: true,
-      });
-    }
-    return rv;
   }
 
   private async relogin(seenGeneration: number, opts: CallOptions): Promise<void> {

@@ -45,12 +45,12 @@ const isNameChar = (c: number): boolean =>
 const isBlank = (c: number): boolean => c === SP || c === LF || c === TAB;
 
 /** Namespace declarations in scope, innermost first; most elements declare none and share their parent's. */
-interface Scope {
+export interface Scope {
   readonly prefix: string;
   readonly uri: string;
   readonly parent: Scope | undefined;
 }
-const ROOT_SCOPE: Scope = { prefix: 'xml', uri: XML_NS, parent: undefined };
+export const ROOT_SCOPE: Scope = { prefix: 'xml', uri: XML_NS, parent: undefined };
 
 function lookup(scope: Scope | undefined, prefix: string): string | undefined {
   for (let s = scope; s !== undefined; s = s.parent) if (s.prefix === prefix) return s.uri;
@@ -72,7 +72,23 @@ export function extractRetrieveResponse(xml: string): { returnval: unknown; resp
   }
 }
 
-class Extractor {
+/** Where a response's returnval content starts: what the stream decoder needs to go on. */
+export interface ResponseHead {
+  responseName: string;
+  /** Namespace scope inside the response element. */
+  scope: Scope;
+  /** Closing names after the response element: Body, then Envelope. */
+  closers: [string, string];
+  /** The response element was `<X/>`: no returnval. */
+  empty: boolean;
+}
+
+/**
+ * The one-pass decoder. Whole responses go through `envelope()`; the stream decoder
+ * (retrieve-result-stream.ts) drives `head()`, `child()` and `tail()` itself over a text that it
+ * swaps with `reset()` as chunks arrive. Every method throws to give up.
+ */
+export class Extractor {
   private i = 0;
   // The start tag read last; the next startTag() overwrites it, so callers copy what they keep.
   private name = '';
@@ -90,9 +106,37 @@ class Extractor {
   /** The element decoded last had no attributes, children or text: fast-xml-parser's ''. */
   private lastEmpty = false;
 
-  constructor(private readonly s: string) {}
+  constructor(private s: string) {}
+
+  /** Continues on another text (the interned names stay: they are compared, not trusted). */
+  reset(s: string, at: number): void {
+    this.s = s;
+    this.i = at;
+  }
+
+  get position(): number {
+    return this.i;
+  }
 
   envelope(): { returnval: unknown; responseName: string } {
+    const head = this.head();
+    const { responseName, scope } = head;
+    let returnval: unknown;
+    if (!head.empty) {
+      this.skipBlank();
+      if (!this.close(responseName)) {
+        if (this.open(undefined) !== 'returnval') throw UNSUPPORTED;
+        returnval = this.element(scope, 0);
+        this.skipBlank();
+        if (!this.close(responseName)) throw UNSUPPORTED; // a second returnval, or anything else
+      }
+    }
+    this.tail(head.closers);
+    return { returnval, responseName };
+  }
+
+  /** Reads up to and including the response element's start tag. */
+  head(): ResponseHead {
     const s = this.s;
     this.skipBlank();
     if (s.startsWith('<?xml', this.i) && isBlank(s.charCodeAt(this.i + 5))) {
@@ -109,23 +153,50 @@ class Extractor {
     const responseName = this.open(undefined);
     if (!FAST_RESPONSES.has(responseName)) throw UNSUPPORTED;
     scope = this.scope(scope);
-    let returnval: unknown;
-    if (!this.selfClosing) {
-      this.skipBlank();
-      if (!this.close(responseName)) {
-        if (this.open(undefined) !== 'returnval') throw UNSUPPORTED;
-        returnval = this.element(scope, 0);
-        this.skipBlank();
-        if (!this.close(responseName)) throw UNSUPPORTED; // a second returnval, or anything else
-      }
+    return { responseName, scope, closers: [body, envelope], empty: this.selfClosing };
+  }
+
+  /**
+   * Reads the `<returnval>` start tag of a RetrieveResult and returns the scope inside it. Only a
+   * plain one (namespace declarations, an xsi:type of RetrieveResult) is accepted: anything else
+   * decodes differently as a whole and is left to the whole-text path.
+   */
+  openReturnval(parent: Scope): Scope {
+    if (this.open(undefined) !== 'returnval' || this.selfClosing || this.typeAttr !== undefined) throw UNSUPPORTED;
+    const scope = this.nsCount === 0 ? parent : this.scope(parent);
+    let typed = 0;
+    for (let k = 0; k < this.xtCount; k++) {
+      if (lookup(scope, this.xtPrefixes[k]!) !== XSI_NS) continue;
+      const v = this.xtValues[k]!;
+      if (typed++ > 0 || v.slice(v.indexOf(':') + 1) !== 'RetrieveResult') throw UNSUPPORTED;
     }
-    for (const name of [body, envelope]) {
+    if (this.attrCount !== this.nsCount + this.xtCount) throw UNSUPPORTED;
+    return scope;
+  }
+
+  /** Decodes the child element starting at `<` (this.i) as element() would inside its parent. */
+  child(scope: Scope, depth: number): { name: string; value: unknown } {
+    if (this.s.charCodeAt(this.i) !== 60) throw UNSUPPORTED;
+    this.startTag();
+    const name = this.name;
+    if (name.indexOf(':') >= 0 || UNSAFE_NAMES.has(name)) throw UNSUPPORTED;
+    return { name, value: this.element(scope, depth) };
+  }
+
+  /** Consumes `</returnval>` (after blanks) if it comes next. */
+  closeReturnval(): boolean {
+    this.skipBlank();
+    return this.close('returnval');
+  }
+
+  /** The closing tags after returnval, then the end of the text. */
+  tail(closers: string[]): void {
+    for (const name of closers) {
       this.skipBlank();
       if (!this.close(name)) throw UNSUPPORTED;
     }
     this.skipBlank();
-    if (this.i !== s.length) throw UNSUPPORTED;
-    return { returnval, responseName };
+    if (this.i !== this.s.length) throw UNSUPPORTED;
   }
 
   private skipBlank(): void {

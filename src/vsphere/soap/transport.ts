@@ -5,11 +5,18 @@
 // nothing of sessions: re-login and keepalive sit above it (session.ts), as in govmomi.
 
 import { readFileSync } from 'node:fs';
-import { Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { AppError } from '../../core/errors.js';
 import type { MoRef } from '../types.js';
 import { faultToAppError, transportToAppError, type FaultContext } from './faults.js';
-import { encodeElement, escapeXml, parseEnvelope } from './xml.js';
+import { encodeElement, escapeXml, parseEnvelope, type ParsedFault } from './xml.js';
+
+/** Reads a 200 answer's body as it arrives (the streamed RetrieveResult decoder). */
+export interface BodyReader<T> {
+  write(chunk: Uint8Array): void;
+  /** The body ended: the decoded value, or the SOAP fault it carried. */
+  end(): { value: T } | { fault: ParsedFault };
+}
 
 import { silentLogger, type Logger } from '../../core/logger.js';
 
@@ -53,7 +60,10 @@ export class HttpSoapTransport {
   readonly stats: WireStats = { roundTrips: 0, byMethod: {} };
   apiVersion: string;
   private cookie: string | undefined;
-  private readonly pool: Pool;
+  private pool: Promise<Pool> | undefined;
+  private closed = false;
+  private readonly origin: string;
+  private readonly poolOptions: Pool.Options;
   private readonly path: string;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
@@ -79,11 +89,19 @@ export class HttpSoapTransport {
         });
       }
     }
-    this.pool = new Pool(`${protocol}://${hostPart}:${port}`, {
+    this.origin = `${protocol}://${hostPart}:${port}`;
+    this.poolOptions = {
       connections: opts.connections ?? 8,
       connect: protocol === 'https' ? { rejectUnauthorized: !opts.insecure, ...(ca ? { ca } : {}) } : {},
       keepAliveTimeout: 30_000,
-    });
+    };
+  }
+
+  /** undici loads with the first call: a server that never talks to vSphere never pays for it. */
+  private connection(): Promise<Pool> {
+    if (this.closed) return Promise.reject(new Error('the transport is closed'));
+    this.pool ??= import('undici').then(({ Pool }) => new Pool(this.origin, this.poolOptions));
+    return this.pool;
   }
 
   /** Forgets the session cookie (vcsim refuses Login on a live cookie; a re-login starts clean). */
@@ -99,7 +117,25 @@ export class HttpSoapTransport {
    * Calls `method` on `thisRef` with `params` (field order = WSDL order) and returns the decoded
    * `returnval`. Throws AppError: the SOAP fault translated, or a transport error.
    */
-  async call(method: string, thisRef: MoRef, params: Record<string, unknown>, opts: CallOptions = {}): Promise<unknown> {
+  call(method: string, thisRef: MoRef, params: Record<string, unknown>, opts: CallOptions = {}): Promise<unknown> {
+    return this.exchange(method, thisRef, params, opts, undefined);
+  }
+
+  /**
+   * `call`, with a 200 answer's body handed to `reader` chunk by chunk as it arrives instead of
+   * being read whole (other answers, faults and errors behave exactly as in `call`).
+   */
+  callReading<T>(method: string, thisRef: MoRef, params: Record<string, unknown>, opts: CallOptions, reader: BodyReader<T>): Promise<T> {
+    return this.exchange(method, thisRef, params, opts, reader);
+  }
+
+  private async exchange<T>(
+    method: string,
+    thisRef: MoRef,
+    params: Record<string, unknown>,
+    opts: CallOptions,
+    reader: BodyReader<T> | undefined,
+  ): Promise<T> {
     const ctx = { ...this.ctx, method };
     let body = `<${method} xmlns="urn:vim25">${encodeElement('_this', thisRef)}`;
     for (const [k, v] of Object.entries(params)) body += encodeElement(k, v);
@@ -129,8 +165,10 @@ export class HttpSoapTransport {
     const started = Date.now();
     try {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      const res = await this.pool.request({ path: this.path, method: 'POST', headers, body: envelope, signal });
+      const pool = await this.connection();
+      const res = await pool.request({ path: this.path, method: 'POST', headers, body: envelope, signal });
       this.captureCookie(res.headers['set-cookie']);
+      if (reader && res.statusCode === 200) return this.readStreamed(res, reader, ctx, started);
       const text = await res.body.text();
       this.logger.debug(
         { target: this.opts.target, method, status: res.statusCode, ms: Date.now() - started, bytes: text.length },
@@ -159,13 +197,33 @@ export class HttpSoapTransport {
           details: { target: this.opts.target, method, status: 500 },
         });
       }
-      return parsed.returnval;
+      return parsed.returnval as T;
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw transportToAppError(err, ctx, why());
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private async readStreamed<T>(res: Dispatcher.ResponseData, reader: BodyReader<T>, ctx: FaultContext & { method: string }, started: number): Promise<T> {
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      reader.write(chunk);
+    }
+    let out;
+    try {
+      out = reader.end();
+    } catch (err) {
+      throw new AppError('vim_fault', `vSphere target '${this.opts.target}' sent an unreadable ${ctx.method} response`, {
+        cause: err,
+        details: { target: this.opts.target, method: ctx.method, status: 200 },
+      });
+    }
+    this.logger.debug({ target: this.opts.target, method: ctx.method, status: 200, ms: Date.now() - started, bytes }, 'vim25 call (streamed)');
+    if ('fault' in out) throw faultToAppError(out.fault, ctx);
+    return out.value;
   }
 
   private captureCookie(header: string | string[] | undefined): void {
@@ -180,6 +238,8 @@ export class HttpSoapTransport {
 
   /** Drops every socket, including calls still in flight (a hung target must not block shutdown). */
   async close(): Promise<void> {
-    await this.pool.destroy().catch(() => undefined);
+    this.closed = true;
+    const pool = this.pool;
+    if (pool) await (await pool).destroy().catch(() => undefined);
   }
 }

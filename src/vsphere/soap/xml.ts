@@ -227,23 +227,30 @@ export function decodeRetrieveResult(returnval: unknown): { token: string | unde
   if (returnval === undefined || returnval === null || returnval === '') return { token: undefined, objects: [] };
   const rv = returnval as { token?: unknown; objects?: unknown };
   const objects: ObjectContent[] = [];
-  for (const o of asArray<Record<string, unknown>>(rv.objects)) {
-    const props: Record<string, unknown> = {};
-    for (const p of asArray<{ name?: unknown; val?: unknown }>(o.propSet)) {
-      if (typeof p.name === 'string') props[p.name] = p.val;
-    }
-    const missing: MissingProperty[] = [];
-    for (const m of asArray<{ path?: unknown; fault?: unknown }>(o.missingSet)) {
-      // missingSet.fault is a LocalizedMethodFault whose `fault` holds the typed fault.
-      const lmf = (m.fault ?? {}) as { fault?: unknown };
-      const fault = (lmf.fault && typeof lmf.fault === 'object' ? lmf.fault : {}) as VimObject;
-      missing.push({ path: String(m.path ?? ''), faultName: fault._type ?? 'Unknown', fault });
-    }
-    const obj = o.obj;
-    if (isMoRef(obj)) objects.push({ obj, props, missing });
+  for (const o of asArray<unknown>(rv.objects)) {
+    const oc = decodeObjectContent(o);
+    if (oc) objects.push(oc);
   }
   const token = typeof rv.token === 'string' && rv.token !== '' ? rv.token : undefined;
   return { token, objects };
+}
+
+/** One decoded `objects` element as an ObjectContent row; undefined without a MoRef `obj`. */
+export function decodeObjectContent(raw: unknown): ObjectContent | undefined {
+  const o = (raw ?? {}) as Record<string, unknown>;
+  const props: Record<string, unknown> = {};
+  for (const p of asArray<{ name?: unknown; val?: unknown }>(o.propSet)) {
+    if (typeof p.name === 'string') props[p.name] = p.val;
+  }
+  const missing: MissingProperty[] = [];
+  for (const m of asArray<{ path?: unknown; fault?: unknown }>(o.missingSet)) {
+    // missingSet.fault is a LocalizedMethodFault whose `fault` holds the typed fault.
+    const lmf = (m.fault ?? {}) as { fault?: unknown };
+    const fault = (lmf.fault && typeof lmf.fault === 'object' ? lmf.fault : {}) as VimObject;
+    missing.push({ path: String(m.path ?? ''), faultName: fault._type ?? 'Unknown', fault });
+  }
+  const obj = o.obj;
+  return isMoRef(obj) ? { obj, props, missing } : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
