@@ -4,11 +4,19 @@
 //   1. the simulated lab vCenter (src/lab) with 10,000 filler VMs, in this process;
 //   2. govmomi's vcsim with 10,000 VMs, launched as a child process (test/vcsim/launcher, built
 //      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent).
+//      Against the same vcsim, in the same rounds (one call of each per round, so a load spike on
+//      the shared machine hits all three alike), two references:
+//      - govmomi: bench/govmomi-list, a Go client on Debian's govmomi making the same request
+//        (paged RetrievePropertiesEx, same paths and maxObjects), decoding into typed structs;
+//      - the HTTP floor: the same SOAP requests through our transport with a reader that only
+//        counts the bytes (no XML decoding, no rows, no MCP): what the wire and vcsim cost.
+//      The ratios list_vms / govmomi and list_vms / floor are the goals of issue 16 (<= 0.9, <= 2.5).
 // The MCP server runs in-process (InMemoryTransport): `--lab` cannot be asked for 10,000 fillers,
 // so spawning the binary over stdio is not an option here. Peak RSS is this process's maxRSS, so
 // for the lab run it includes the simulator itself.
 //
-// Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured calls.
+// Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured calls;
+//        BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +34,10 @@ const { envSecretSource } = await dist('core/secrets.js');
 const { readSettings } = await dist('config/settings.js');
 const { EMPTY_APP_CONFIG } = await dist('config/load.js');
 const { PolicyFileStore } = await dist('config/policy-store.js');
+const { VimClient } = await dist('vsphere/vim-client.js');
+const { VM_LIST_PATHS } = await dist('vsphere/vms.js');
+const { TREE_TYPES } = await dist('vsphere/inventory-tree.js');
+const { DEFAULT_MAX_OBJECTS } = await dist('vsphere/property-collector.js');
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const VMS = 10_000;
@@ -42,15 +54,20 @@ async function connect(runtime) {
   return client;
 }
 
-/** Calls list_vms RUNS times (after one warm-up) and measures each call. */
-async function measure(label, client, target, stats) {
-  const call = async () => {
+/** One list_vms call through MCP; returns the target slot's result. */
+function listVmsCall(label, client, target) {
+  return async () => {
     const res = await client.callTool({ name: 'list_vms', arguments: { target, limit: LIMIT } });
     if (res.isError) throw new Error(`${label}: ${JSON.stringify(res.content)}`);
     const slot = res.structuredContent.results[0];
     if (!slot.ok) throw new Error(`${label}: ${JSON.stringify(slot.error)}`);
     return slot.ok;
   };
+}
+
+/** Calls list_vms RUNS times (after one warm-up) and measures each call. */
+async function measure(label, client, target, stats) {
+  const call = listVmsCall(label, client, target);
   const first = await call();
   const times = [];
   const trips = [];
@@ -99,20 +116,23 @@ const BINARY = join(ROOT, '.vcsim-build', 'vcsim-launcher');
 const LAUNCHER_SRC = join(ROOT, 'test', 'vcsim', 'launcher', 'main.go');
 const TLS = { cert: join(ROOT, 'src', 'lab', 'tls', 'lab-server.pem'), key: join(ROOT, 'src', 'lab', 'tls', 'lab-server-key.pem') };
 
+const GOVMOMI_LIST = join(ROOT, '.vcsim-build', 'govmomi-list');
+const GOVMOMI_LIST_SRC = join(ROOT, 'bench', 'govmomi-list', 'main.go');
+
 /** Same build as test/support/vcsim.ts; returns an error message instead of throwing. */
-function buildLauncher() {
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(LAUNCHER_SRC).mtimeMs) return null;
+function buildGo(binary, source, pkg) {
+  if (existsSync(binary) && statSync(binary).mtimeMs >= statSync(source).mtimeMs) return null;
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.error || go.status !== 0) return "the 'go' command is missing (scripts/install-test-deps)";
   if (!existsSync(join(GOPATH, 'src', 'github.com', 'vmware', 'govmomi', 'simulator'))) return 'govmomi sources are missing (scripts/install-test-deps)';
-  mkdirSync(dirname(BINARY), { recursive: true });
-  const tmp = `${BINARY}.${process.pid}.tmp`;
-  const res = spawnSync('go', ['build', '-o', tmp, './test/vcsim/launcher'], {
+  mkdirSync(dirname(binary), { recursive: true });
+  const tmp = `${binary}.${process.pid}.tmp`;
+  const res = spawnSync('go', ['build', '-o', tmp, pkg], {
     cwd: ROOT, encoding: 'utf8', timeout: 300_000,
-    env: { ...process.env, GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: process.env.GOCACHE ?? join(dirname(BINARY), 'gocache') },
+    env: { ...process.env, GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: process.env.GOCACHE ?? join(dirname(binary), 'gocache') },
   });
-  if (res.status !== 0) return `building the launcher failed: ${res.stderr || res.error?.message}`;
-  renameSync(tmp, BINARY);
+  if (res.status !== 0) return `building ${pkg} failed: ${res.stderr || res.error?.message}`;
+  renameSync(tmp, binary);
   return null;
 }
 
@@ -150,18 +170,82 @@ function childPeakRssMb(pid) {
   return m ? Math.round(Number(m[1]) / 1024) : null;
 }
 
+/** The Go reference client, logged in and waiting for "list" lines. */
+async function startGovmomi(sim, vmPaths, treeTypes) {
+  const args = ['-url', `${sim.url.origin}/sdk`, '-user', 'bench', '-password', 'bench-pass-0', '-ca', LAB_CA_FILE,
+    '-vm-paths', vmPaths.join(','), '-tree-types', treeTypes.join(','), '-max-objects', String(DEFAULT_MAX_OBJECTS)];
+  const child = spawn(GOVMOMI_LIST, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ready = await lines.next();
+  if (ready.done) throw new Error('govmomi-list exited before it was ready');
+  return {
+    async list() {
+      child.stdin.write('list\n');
+      const line = await lines.next();
+      if (line.done) throw new Error('govmomi-list exited');
+      return JSON.parse(line.value);
+    },
+    stop() {
+      child.stdin.end();
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+/**
+ * The HTTP floor: the listing's SOAP requests (view, every page, destroy) through our transport,
+ * with a body reader that counts bytes and reads nothing but the token.
+ */
+function httpFloor(vim, vmPaths) {
+  const maxObjects = DEFAULT_MAX_OBJECTS;
+  const reader = () => {
+    let bytes = 0;
+    let head = '';
+    return {
+      write(chunk) {
+        bytes += chunk.length;
+        if (head.length < 4096) head += Buffer.from(chunk.subarray(0, 4096)).toString('latin1');
+      },
+      end() {
+        return { value: { bytes, token: /<token>([^<]*)<\/token>/.exec(head)?.[1] } };
+      },
+    };
+  };
+  const propSet = [{ type: 'VirtualMachine', all: false, pathSet: vmPaths }, ...TREE_TYPES.map((t) => ({ type: t, all: false, pathSet: ['name', 'parent'] }))];
+  return async () => {
+    const sc = vim.content;
+    const view = await vim.invoke('CreateContainerView', sc.viewManager, { container: sc.rootFolder, type: ['VirtualMachine', ...TREE_TYPES], recursive: true });
+    let bytes = 0;
+    try {
+      const objectSet = [{ obj: view, skip: true, selectSet: [{ _type: 'TraversalSpec', name: 'view', type: 'ContainerView', path: 'view', skip: false }] }];
+      let page = await vim.session.invokeReading('RetrievePropertiesEx', sc.propertyCollector, { specSet: { propSet, objectSet }, options: { maxObjects } }, {}, reader, () => false);
+      bytes += page.bytes;
+      while (page.token) {
+        page = await vim.session.invokeReading('ContinueRetrievePropertiesEx', sc.propertyCollector, { token: page.token }, {}, reader, () => false);
+        bytes += page.bytes;
+      }
+    } finally {
+      await vim.invoke('DestroyView', view, {});
+    }
+    return bytes;
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 async function benchVcsim() {
-  const problem = buildLauncher();
-  if (problem) return { skipped: `vcsim: ${problem}` };
+  const problem = buildGo(BINARY, LAUNCHER_SRC, './test/vcsim/launcher') ?? buildGo(GOVMOMI_LIST, GOVMOMI_LIST_SRC, './bench/govmomi-list');
+  if (problem) return { skipped: `vcsim row skipped: ${problem}` };
   const t0 = performance.now();
   const sim = await startVcsim();
   const startup = Math.round((performance.now() - t0) / 1000);
   const stateDir = mkdtempSync(join(tmpdir(), 'zr-bench-vcsim-'));
   const { settings } = readSettings({ AUDIT_LOG_PATH: join(stateDir, 'audit.jsonl') });
   settings.auditLogPath = join(stateDir, 'audit.jsonl');
+  const target = { name: 'vcsim', host: sim.url.hostname, port: Number(sim.url.port), protocol: 'https', insecure: false, caFile: LAB_CA_FILE, credentialPrefix: 'BENCH_VCSIM', tags: [], standaloneHost: false };
   const config = {
     settings,
-    targets: [{ name: 'vcsim', host: sim.url.hostname, port: Number(sim.url.port), protocol: 'https', insecure: false, caFile: LAB_CA_FILE, credentialPrefix: 'BENCH_VCSIM', tags: [], standaloneHost: false }],
+    targets: [target],
     app: EMPTY_APP_CONFIG,
     policy: new PolicyFileStore(LAB_POLICY_FILE, false),
     confirmationTtlSeconds: settings.confirmationTtlSeconds,
@@ -172,10 +256,54 @@ async function benchVcsim() {
   const runtime = await startRuntime({ config, secrets, logger: silent, fanOutTimeoutMs: 300_000 });
   const client = await connect(runtime);
   const pool = runtime.built.services.ext.vsphere;
+  const floorClient = new VimClient(target, { secrets, keepaliveMs: 0 });
+  let govmomi;
   try {
-    const row = await measure('vcsim (child process)', client, 'vcsim', () => pool.client('vcsim').stats.roundTrips);
-    return { ...row, simulator_rss_mb: childPeakRssMb(sim.pid), simulator_startup_s: startup };
+    await floorClient.connect();
+    const vmPaths = VM_LIST_PATHS.filter((p) => p !== 'config.createDate'); // vcsim is API 6.5 (vms.ts)
+    govmomi = await startGovmomi(sim, vmPaths, [...TREE_TYPES]);
+    const floor = httpFloor(floorClient, vmPaths);
+    const product = listVmsCall('vcsim', client, 'vcsim');
+    const trips = () => pool.client('vcsim').stats.roundTrips;
+    // Warm-up round (JIT, sockets, vcsim's caches), then RUNS measured rounds in rotating order.
+    const first = await product();
+    const g0 = await govmomi.list();
+    await floor();
+    const times = { product: [], govmomi: [], govmomiDecoded: [], floor: [] };
+    let roundTrips = 0;
+    let bytes = 0;
+    const steps = {
+      product: async () => {
+        const before = trips();
+        const t = performance.now();
+        await product();
+        times.product.push(performance.now() - t);
+        roundTrips = Math.max(roundTrips, trips() - before);
+      },
+      govmomi: async () => {
+        const r = await govmomi.list();
+        times.govmomi.push(r.ms);
+        times.govmomiDecoded.push(r.decoded_ms);
+      },
+      floor: async () => {
+        const t = performance.now();
+        bytes = await floor();
+        times.floor.push(performance.now() - t);
+      },
+    };
+    const order = ['product', 'govmomi', 'floor'];
+    for (let i = 0; i < RUNS; i++) for (let k = 0; k < 3; k++) await steps[order[(i + k) % 3]]();
+    const m = { product: median(times.product), govmomi: median(times.govmomi), decoded: median(times.govmomiDecoded), floor: median(times.floor) };
+    return {
+      producer: 'vcsim (child process)', vms: first.total, returned: first.returned,
+      median_ms: m.product, min_ms: Math.min(...times.product), max_ms: Math.max(...times.product),
+      round_trips: roundTrips, peak_rss_mb: rssMb(), simulator_rss_mb: childPeakRssMb(sim.pid), simulator_startup_s: startup,
+      govmomi_ms: m.govmomi, govmomi_decoded_ms: m.decoded, govmomi_pages: g0.pages, floor_ms: m.floor, page_mb: +(bytes / 1e6).toFixed(1),
+      vs_govmomi: m.product / m.govmomi, vs_govmomi_decoded: m.product / m.decoded, vs_floor: m.product / m.floor,
+    };
   } finally {
+    govmomi?.stop();
+    await floorClient.close();
     await client.close().catch(() => undefined);
     await runtime.shutdown();
     await sim.stop();
@@ -202,18 +330,32 @@ if (process.argv.includes('--phase')) {
     if (res.status !== 0) throw new Error(`bench phase ${name} failed (${res.status})`);
     return JSON.parse(res.stdout.trim().split('\n').at(-1));
   };
-  const rows = [run('lab')];
-  const sim = run('vcsim');
+  const only = process.env.BENCH_ONLY; // 'lab' or 'vcsim' runs one producer
+  const rows = only === 'vcsim' ? [] : [run('lab')];
+  const sim = only === 'lab' ? { skipped: 'vcsim row skipped: BENCH_ONLY=lab' } : run('vcsim');
   const notes = [];
   if (sim.skipped) notes.push(sim.skipped);
   else {
     rows.push(sim);
     notes.push(`vcsim built its ${sim.vms}-VM model in ${sim.simulator_startup_s} s.`);
   }
+  const vsRow = sim.skipped ? null : sim;
   process.stdout.write(`list_vms(target, limit=${LIMIT}) over MCP, ${RUNS} measured calls after 1 warm-up; node ${process.version}\n\n`);
   process.stdout.write(`${table(rows)}\n\n`);
   process.stdout.write('round_trips: SOAP requests per call (max over the runs); result_kb: the JSON of one target slot;\n' +
     'peak_rss_mb: the Node process running server + MCP client (for the lab row, the simulator too);\n' +
     'simulator_rss_mb: the vcsim child process.\n');
   for (const n of notes) process.stdout.write(`${n}\n`);
+  if (vsRow) {
+    const f = (x) => x.toFixed(0);
+    process.stdout.write(`\nSame vcsim, same rounds (${RUNS} each, rotating order), medians:\n` +
+      `  list_vms over MCP:  ${f(vsRow.median_ms)} ms\n` +
+      `  govmomi (Go):       ${f(vsRow.govmomi_ms)} ms  (${vsRow.govmomi_pages} page(s), loaded into mo.VirtualMachine)\n` +
+      `  govmomi, decoded:   ${f(vsRow.govmomi_decoded_ms)} ms  (every page decoded into ObjectContent, nothing more)\n` +
+      `  HTTP floor:         ${f(vsRow.floor_ms)} ms  (${vsRow.page_mb} MB of XML)\n` +
+      `  list_vms / govmomi: ${vsRow.vs_govmomi.toFixed(2)}x (goal <= 0.9x); against decode-only govmomi ${vsRow.vs_govmomi_decoded.toFixed(2)}x\n` +
+      `  list_vms / floor:   ${vsRow.vs_floor.toFixed(2)}x (goal <= 2.5x)\n`);
+  } else {
+    process.stdout.write('govmomi comparison skipped: it needs the vcsim row (see above).\n');
+  }
 }
