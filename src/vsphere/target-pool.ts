@@ -3,7 +3,8 @@
 // concurrency limit so a hung vCenter holds at most a few sockets and cannot starve the others,
 // and `fanOut`, which runs one function on many targets and answers per target, in the given
 // order, each within its own deadline: a hung target becomes a `timeout` slot while healthy
-// targets answer normally in the same call.
+// targets answer normally in the same call. After such a timeout the target's breaker
+// (target-breaker.ts) answers `unreachable` at once until a background probe finds it back.
 
 import { AppError, toPublicError, type PublicError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
@@ -11,6 +12,7 @@ import { VsphereClient } from './client.js';
 import type { CallOptions, Logger } from './soap/transport.js';
 import { silentLogger } from './soap/transport.js';
 import type { TargetConfig } from './target-config.js';
+import { TargetBreaker, type BreakerOptions, type BreakerStatus } from './target-breaker.js';
 
 /** After the deadline aborts `fn`, how long it may take to settle with its own error. */
 const DEADLINE_GRACE_MS = 2_000;
@@ -29,6 +31,8 @@ export interface TargetPoolOptions {
   callTimeoutMs?: number;
   /** Keepalive period (ms); default 5 minutes; 0 disables. */
   keepaliveMs?: number;
+  /** Dead-target breaker timings (backoff windows, probe deadline). */
+  breaker?: BreakerOptions;
 }
 
 export type FanOutResult<T> = { target: string; ok: T } | { target: string; error: PublicError };
@@ -54,6 +58,8 @@ export interface TargetStatus {
   shares_instance_with: string[];
   tags: string[];
   standalone_host: boolean;
+  /** The dead-target breaker: `down` answers `unreachable` at once until a probe finds it back. */
+  reachability: BreakerStatus;
 }
 
 /** A counting semaphore whose waiters give up when their signal aborts. */
@@ -95,6 +101,7 @@ interface Entry {
   config: TargetConfig;
   client: VsphereClient;
   limiter: Limiter;
+  breaker: TargetBreaker;
   lastError: PublicError | null;
 }
 
@@ -109,10 +116,12 @@ export class TargetPool {
     this.logger = opts.logger ?? silentLogger;
     for (const t of targets) {
       if (this.entries.has(t.name)) throw new AppError('config_invalid', `Duplicate vSphere target name '${t.name}'`);
+      const client = new VsphereClient(t, { secrets: opts.secrets, logger: opts.logger, timeoutMs: opts.callTimeoutMs, keepaliveMs: opts.keepaliveMs });
       this.entries.set(t.name, {
         config: t,
-        client: new VsphereClient(t, { secrets: opts.secrets, logger: opts.logger, timeoutMs: opts.callTimeoutMs, keepaliveMs: opts.keepaliveMs }),
+        client,
         limiter: new Limiter(opts.perTargetConcurrency ?? 4),
+        breaker: new TargetBreaker(t.name, t.host, (timeoutMs) => client.vim.session.retrieveServiceContent({ timeoutMs }), opts.breaker),
         lastError: null,
       });
     }
@@ -154,6 +163,7 @@ export class TargetPool {
    */
   async run<T>(name: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const e = this.entry(name);
+    e.breaker.check();
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const deadline = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
@@ -181,6 +191,7 @@ export class TargetPool {
     try {
       const out = await Promise.race([work, timedOut]);
       e.lastError = null;
+      e.breaker.succeeded();
       return out;
     } catch (err) {
       // Past the deadline, `fn` failing because of our abort (`cancelled`) says less than the
@@ -190,6 +201,11 @@ export class TargetPool {
       const aborted = opts.signal?.aborted && !deadline.signal.aborted;
       // A slow task is not a sick target: list_targets keeps showing the target as healthy.
       if (!aborted && !isStillRunning(failure)) e.lastError = toPublicError(failure);
+      if (!aborted) {
+        const wasDown = e.breaker.isDown;
+        e.breaker.failed(failure);
+        if (!wasDown && e.breaker.isDown) this.logger.warn({ target: name, err: toPublicError(failure).message }, 'vSphere target marked down; probing it in the background');
+      }
       throw failure;
     } finally {
       for (const t of timers) clearTimeout(t);
@@ -234,6 +250,7 @@ export class TargetPool {
         shares_instance_with: [],
         tags: e.config.tags,
         standalone_host: e.config.standaloneHost,
+        reachability: e.breaker.status(),
       };
     });
     for (const r of rows) {
@@ -245,6 +262,7 @@ export class TargetPool {
 
   /** Logs out of every target (bounded per target) and closes the sockets. */
   async closeAll(): Promise<void> {
+    for (const e of this.entries.values()) e.breaker.close();
     await Promise.all([...this.entries.values()].map((e) => e.client.close().catch(() => undefined)));
   }
 }

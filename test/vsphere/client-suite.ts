@@ -326,7 +326,7 @@ export function defineClientSuite(factory: SimFactory): void {
           b.target('site-b', { credentialPrefix: 'B' }),
           a.target('site-a-alias', { credentialPrefix: 'A' }),
         ],
-        { secrets: prefixed({ A: a, B: b }), keepaliveMs: 0 },
+        { secrets: prefixed({ A: a, B: b }), keepaliveMs: 0, breaker: { probeTimeoutMs: 500, initialBackoffMs: 200 } },
       );
     });
     afterAll(async () => {
@@ -373,9 +373,15 @@ export function defineClientSuite(factory: SimFactory): void {
         expect('error' in res[1]! && res[1].error.message).toContain('site-b');
         const st = await pool.status();
         expect(st[1]?.last_error?.code).toBe('timeout');
+        // The timeout marked it down: the next call is refused at once, with when to retry.
+        expect(st[1]?.reachability.state).toBe('down');
+        const fast = await pool.fanOut(['site-b'], (c, _t, call) => c.listVms(call), { timeoutMs: 10_000 });
+        expect(fast[0]).toMatchObject({ error: { code: 'unreachable', retryable: true, details: { retry_after: expect.any(Number) } } });
       } finally {
         await b.hang(false);
       }
+      // A background probe finds it back.
+      await expect.poll(async () => (await pool.status())[1]?.reachability.state, { timeout: 10_000 }).toBe('up');
       const again = await pool.fanOut(['site-b'], (c, _t, call) => c.listVms(call), { timeoutMs: 10_000 });
       expect('ok' in again[0]!).toBe(true);
     });

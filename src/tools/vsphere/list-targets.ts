@@ -23,6 +23,11 @@ const TargetRow = z.object({
   last_error: FanOutError.nullable().describe('Why the last call to this target failed, if it did.'),
   shares_instance_with: z.array(z.string())
     .describe('Other targets that reach the same vCenter instance (DNS alias, ELM member listed twice): drop the duplicate.'),
+  reachability: z.object({
+    state: z.enum(['up', 'down']).describe('down: it timed out; calls answer `unreachable` at once until a background probe finds it back.'),
+    down_since: nstr.describe('When it was marked down (ISO 8601).'),
+    retry_after: z.number().int().nullable().describe('Seconds until the next probe.'),
+  }),
 });
 
 export const listTargets = defineTool({
@@ -32,7 +37,8 @@ export const listTargets = defineTool({
     'Lists the vCenters and ESXi hosts configured in targets.yaml, in configuration order: name (what `target` takes), ' +
     'host, port, tags, standalone_host and effective dry_run, plus, after a concurrent login attempt to every target ' +
     '(each bounded; one dead vCenter reports its error without failing the call), connected, api_version, product, ' +
-    'instance_uuid, last_error, and shares_instance_with naming other entries that reach the same vCenter instance. ' +
+    'instance_uuid, last_error, shares_instance_with naming other entries that reach the same vCenter instance, and ' +
+    'reachability (a target that timed out is `down` and answers at once until it is back). ' +
     'Call this first to learn the target names.',
   category: 'read',
   surface: 'vsphere',
@@ -63,6 +69,7 @@ export const listTargets = defineTool({
           instance_uuid: s?.instance_uuid ?? null,
           last_error: s?.last_error ? trimError(s.last_error) : null,
           shares_instance_with: s?.shares_instance_with ?? [],
+          reachability: s?.reachability ?? { state: 'up' as const, down_since: null, retry_after: null },
         };
       }),
     };

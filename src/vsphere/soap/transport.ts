@@ -56,6 +56,37 @@ export interface WireStats {
 
 export const SESSION_COOKIE = 'vmware_soap_session';
 
+/**
+ * `request`, rejecting as soon as `signal` aborts. undici does not abort a request whose TLS
+ * handshake is still pending (a host that accepts TCP and never answers): it waits for its own
+ * connect timeout (10 s), which made every call to a hung vCenter take ~10.5 s whatever its
+ * deadline. A request that loses the race is left to fail on its own, or its body is dropped.
+ */
+function untilAborted(request: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  if (signal.aborted) {
+    request.then((r) => r.body.destroy(), () => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      request.then((r) => r.body.destroy(), () => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(
+      (r) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) r.body.destroy();
+        resolve(r);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 export class HttpSoapTransport {
   readonly stats: WireStats = { roundTrips: 0, byMethod: {} };
   apiVersion: string;
@@ -166,7 +197,7 @@ export class HttpSoapTransport {
     try {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
       const pool = await this.connection();
-      const res = await pool.request({ path: this.path, method: 'POST', headers, body: envelope, signal });
+      const res = await untilAborted(pool.request({ path: this.path, method: 'POST', headers, body: envelope, signal }), signal);
       this.captureCookie(res.headers['set-cookie']);
       if (reader && res.statusCode === 200) return this.readStreamed(res, reader, ctx, started);
       const text = await res.body.text();

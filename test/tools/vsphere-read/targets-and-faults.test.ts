@@ -1,5 +1,6 @@
 // list_targets (versions, a dead vCenter, the same vCenter configured twice) and the fan-out's
-// isolation: a hung target answers its timeout slot while the healthy one answers in the same call.
+// isolation: a hung target answers its timeout slot while the healthy one answers in the same call,
+// and is then marked down (answered at once) until it answers again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { LAB_VCENTERS } from '../../../src/lab/topology.js';
@@ -8,6 +9,7 @@ import { errorSlot, okOf, slots, startAliasHarness, type AliasHarness } from './
 interface TargetRow {
   name: string; host: string; port?: number; tags: string[]; standalone_host: boolean; dry_run: boolean; connected: boolean;
   api_version: string | null; instance_uuid: string | null; last_error: { code: string; message: string } | null; shares_instance_with: string[];
+  reachability: { state: 'up' | 'down'; down_since: string | null; retry_after: number | null };
 }
 
 const FANOUT_MS = 1_500;
@@ -37,17 +39,19 @@ describe('with lab-vc2 hung', () => {
     });
     expect(vc2).toMatchObject({ name: 'lab-vc2', connected: false, api_version: null, instance_uuid: null });
     expect(vc2!.last_error).toMatchObject({ code: 'timeout', retryable: true });
+    expect(vc1!.reachability).toEqual({ state: 'up', down_since: null, retry_after: null });
+    expect(vc2!.reachability).toMatchObject({ state: 'down', down_since: expect.any(String), retry_after: expect.any(Number) });
   });
 
-  it('list_vms on all: lab-vc1 answers, lab-vc2 is a retryable timeout slot, same call', async () => {
+  it('list_vms on all: lab-vc1 answers; lab-vc2, marked down by that timeout, is a retryable unreachable slot', async () => {
     const t0 = Date.now();
     const r = await h.call('list_vms', { target: 'all', limit: 5 });
     expect(Date.now() - t0).toBeLessThan(FANOUT_MS + 3_000);
     expect(slots(r).map((s) => s.target)).toEqual(['lab-vc1', 'lab-vc2']);
     expect(okOf<{ total: number; returned: number }>(r, 'lab-vc1')).toMatchObject({ total: 48, returned: 5 });
     const e = errorSlot(r, 'lab-vc2');
-    expect(e).toMatchObject({ code: 'timeout', retryable: true });
-    expect(e.message).toContain(`${FANOUT_MS} ms`);
+    expect(e).toMatchObject({ code: 'unreachable', retryable: true });
+    expect(e.message).toContain('marked down');
     const audit = h.auditLines().filter((l) => l.tool === 'list_vms');
     expect(audit.at(-1)).toMatchObject({ phase: 'call', target: 'lab-vc1,lab-vc2' });
   });

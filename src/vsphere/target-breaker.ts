@@ -1,0 +1,136 @@
+// A circuit breaker per vSphere target, so a dead vCenter costs one timeout, not one per call.
+// A call that ends in a connect or answer timeout marks the target down; while it is down, every
+// call fails at once with `unreachable` and `retry_after` (seconds), and a background probe
+// (RetrieveServiceContent, which needs no session, under a short deadline) asks whether it is back:
+// at once, so a vCenter that was only slow on one big call is back within one probe, then at the
+// end of each backoff window, which doubles while the target stays dead. The first probe or call
+// that succeeds closes the breaker. Refused connections and faults do not trip it: they answer fast
+// on their own. A task still running past our wait, or the caller's own abort, are not failures.
+
+import { AppError } from '../core/errors.js';
+
+export interface BreakerOptions {
+  /** First backoff window after a failed probe (ms); default 5 s. */
+  initialBackoffMs?: number;
+  /** Longest window (ms); default 5 minutes. */
+  maxBackoffMs?: number;
+  /** Deadline of one probe (ms); default 5 s. */
+  probeTimeoutMs?: number;
+}
+
+export interface BreakerStatus {
+  state: 'up' | 'down';
+  /** When the target was marked down (ISO 8601), null while up. */
+  down_since: string | null;
+  /** Seconds until the next probe, null while up. */
+  retry_after: number | null;
+}
+
+/** Connect or answer timeouts: the failures a dead or hung target produces slowly. */
+export function isTimeoutFailure(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  if (err.details?.still_running === true) return false;
+  if (err.code === 'timeout') return true;
+  return err.code === 'unreachable' && /CONNECT_TIMEOUT|ETIMEDOUT/.test(`${String(err.details?.errno ?? '')} ${err.message}`);
+}
+
+export class TargetBreaker {
+  private downSince: number | undefined;
+  private retryAt = 0;
+  private backoffMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private probing = false;
+  private closed = false;
+  private readonly initialBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  readonly probeTimeoutMs: number;
+
+  constructor(
+    private readonly target: string,
+    private readonly host: string,
+    /** Resolves when the target answers within `timeoutMs`. */
+    private readonly probe: (timeoutMs: number) => Promise<unknown>,
+    opts: BreakerOptions = {},
+  ) {
+    this.initialBackoffMs = opts.initialBackoffMs ?? 5_000;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 300_000;
+    this.probeTimeoutMs = opts.probeTimeoutMs ?? 5_000;
+    this.backoffMs = this.initialBackoffMs;
+  }
+
+  get isDown(): boolean {
+    return this.downSince !== undefined;
+  }
+
+  /** Throws the immediate `unreachable` while the target is down. */
+  check(): void {
+    if (this.downSince === undefined) return;
+    const retryAfter = this.retryAfterSeconds();
+    throw new AppError('unreachable', `vSphere target '${this.target}' (${this.host}) is marked down: it stopped answering; next check in ${retryAfter} s`, {
+      retryable: true,
+      details: { target: this.target, breaker: 'open', down_since: new Date(this.downSince).toISOString(), retry_after: retryAfter },
+      hint: 'Other targets are unaffected. It is probed in the background and used again as soon as it answers; retry after retry_after seconds.',
+    });
+  }
+
+  /** A call on this target failed with `err`. */
+  failed(err: unknown): void {
+    if (this.closed || this.downSince !== undefined || !isTimeoutFailure(err)) return;
+    this.downSince = Date.now();
+    this.backoffMs = this.initialBackoffMs;
+    this.retryAt = Date.now() + this.probeTimeoutMs;
+    void this.runProbe();
+  }
+
+  /** A call on this target succeeded: it is up, whatever was thought. */
+  succeeded(): void {
+    this.downSince = undefined;
+    this.backoffMs = this.initialBackoffMs;
+    this.clearTimer();
+  }
+
+  status(): BreakerStatus {
+    if (this.downSince === undefined) return { state: 'up', down_since: null, retry_after: null };
+    return { state: 'down', down_since: new Date(this.downSince).toISOString(), retry_after: this.retryAfterSeconds() };
+  }
+
+  /** Stops probing (shutdown). */
+  close(): void {
+    this.closed = true;
+    this.clearTimer();
+  }
+
+  private retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil((this.retryAt - Date.now()) / 1000));
+  }
+
+  private async runProbe(): Promise<void> {
+    if (this.probing || this.closed) return;
+    this.probing = true;
+    let alive = false;
+    try {
+      await this.probe(this.probeTimeoutMs);
+      alive = true;
+    } catch {
+      alive = false;
+    } finally {
+      this.probing = false;
+    }
+    if (this.closed || this.downSince === undefined) return;
+    if (alive) {
+      this.succeeded();
+      return;
+    }
+    const wait = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.maxBackoffMs);
+    this.retryAt = Date.now() + wait;
+    this.clearTimer();
+    this.timer = setTimeout(() => void this.runProbe(), wait);
+    this.timer.unref(); // probing never keeps the process alive
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
