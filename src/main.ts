@@ -2,14 +2,23 @@
 // The only file that touches the process: flags and environment -> configuration -> logger ->
 // runtime -> stdio. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
 // sessions this process opened and flushes the audit log.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { HELP, parseArgs } from './cli.js';
 import { VERSION } from './version.js';
-import { loadConfiguration, type LoadedConfig } from './config/load.js';
-import { ConfigError, formatProblems } from './config/problems.js';
-import { envSecretSource } from './core/secrets.js';
-import { createLogger } from './log.js';
-import { startRuntime, type Runtime } from './runtime.js';
+import type { LoadedConfig } from './config/load.js';
+import type { Runtime, RuntimeOptions } from './runtime.js';
+
+/**
+ * Node's on-disk cache of compiled modules (Node >= 22.1): a warm start then skips compiling the
+ * SDK, zod and our own modules. Older Nodes lack the function and start as before.
+ */
+function enableCompileCache(): void {
+  const mod = process.getBuiltinModule?.('node:module') as { enableCompileCache?: () => unknown } | undefined;
+  try {
+    mod?.enableCompileCache?.();
+  } catch {
+    // a read-only or missing cache folder only costs speed
+  }
+}
 
 async function main(): Promise<number> {
   const opts = parseArgs(process.argv.slice(2));
@@ -26,10 +35,22 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  // Everything below loads only now: --help and --version answer without the SDK, zod or a client.
+  enableCompileCache();
+  const [{ StdioServerTransport }, { loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { createLogger }, { startRuntime }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('./config/load.js'),
+      import('./config/problems.js'),
+      import('./core/secrets.js'),
+      import('./log.js'),
+      import('./runtime.js'),
+    ]);
+
   let env: Record<string, string | undefined> = { ...process.env };
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
-  let labExtras: Pick<import('./runtime.js').RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
+  let labExtras: Pick<RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
   if (opts.lab) {
     // Imported only here: without --lab nothing of the simulated lab is loaded.
     const { startLabMode } = await import('./lab/lab-mode.js');

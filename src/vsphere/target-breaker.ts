@@ -107,15 +107,8 @@ export class TargetBreaker {
   private async runProbe(): Promise<void> {
     if (this.probing || this.closed) return;
     this.probing = true;
-    let alive = false;
-    try {
-      await this.probe(this.probeTimeoutMs);
-      alive = true;
-    } catch {
-      alive = false;
-    } finally {
-      this.probing = false;
-    }
+    const alive = await this.probe(this.probeTimeoutMs).then(() => true, () => false);
+    this.probing = false;
     if (this.closed || this.downSince === undefined) return;
     if (alive) {
       this.succeeded();
