@@ -20,7 +20,8 @@
 // not understand. The extractor needs the raw text, so it sits here rather than behind
 // `decodeRetrieveResult`, whose input (the decoded `returnval`) is the same on both paths.
 
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser } from 'fast-xml-parser';
 import type { MissingProperty, MoRef, ObjectContent, VimObject } from '../types.js';
 import { asArray, isMoRef } from '../types.js';
 import { extractRetrieveResponse } from './retrieve-result-fast.js';
@@ -29,7 +30,16 @@ import { ALWAYS_LIST, XML_NS, XSD_NS, XSI_NS, primitive, xmlEntityDecoder } from
 export { XSD_NS, XSI_NS } from './xml-shared.js';
 const SOAPENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 
-const parser = new XMLParser({
+let parser: XMLParser | undefined;
+
+/**
+ * fast-xml-parser loads on the first answer the fast path does not take (its CommonJS build, one
+ * file): a server that has not talked to vSphere yet has not paid for it.
+ */
+function genericParser(): XMLParser {
+  if (!parser) {
+    const fxp = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+    parser = new fxp.XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   parseTagValue: false,
@@ -39,6 +49,9 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   isArray: (name) => ALWAYS_LIST.has(localName(name)),
 });
+  }
+  return parser;
+}
 
 type Raw = string | RawElement | Raw[];
 interface RawElement {
@@ -151,7 +164,7 @@ export function parseEnvelope(xml: string): ParsedEnvelope {
 
 /** parseEnvelope without the RetrieveResult fast path (the reference it is tested against). */
 export function parseEnvelopeGeneric(xml: string): ParsedEnvelope {
-  const doc = parser.parse(xml) as RawElement;
+  const doc = genericParser().parse(xml) as RawElement;
   const envelope = findChild(doc, 'Envelope');
   if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope)) {
     throw new Error('response is not a SOAP envelope');
