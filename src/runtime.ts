@@ -15,7 +15,7 @@ import type { ZertoServices } from './tools/zerto/services.js';
 import { createVsphereLocator } from './wiring/vsphere-locator.js';
 import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
-import { assertDashboardConfig, startDashboard, type DashboardHandle } from './dashboard/server.js';
+import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
 
 export interface RuntimeOptions {
@@ -48,7 +48,9 @@ export function stateFile(auditLogPath: string, name: string): string {
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const { config, secrets, logger } = opts;
   const { settings } = config;
-  assertDashboardConfig({ enabled: settings.webUi.enabled, ...(settings.webUi.token ? { token: settings.webUi.token } : {}) });
+  // The dashboard's code loads only when it is enabled (startup time of every other run).
+  const dashboardModule = settings.webUi.enabled ? await import('./dashboard/server.js') : undefined;
+  dashboardModule?.assertDashboardConfig({ enabled: settings.webUi.enabled, ...(settings.webUi.token ? { token: settings.webUi.token } : {}) });
   const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
@@ -108,8 +110,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
 
   let dashboard: DashboardHandle | undefined;
-  if (settings.webUi.enabled) {
-    dashboard = await startDashboard({
+  if (dashboardModule) {
+    dashboard = await dashboardModule.startDashboard({
       host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!,
       ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
     });
