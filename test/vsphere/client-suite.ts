@@ -326,7 +326,7 @@ export function defineClientSuite(factory: SimFactory): void {
           b.target('site-b', { credentialPrefix: 'B' }),
           a.target('site-a-alias', { credentialPrefix: 'A' }),
         ],
-        { secrets: prefixed({ A: a, B: b }), keepaliveMs: 0, breaker: { probeTimeoutMs: 500, initialBackoffMs: 200 } },
+        { secrets: prefixed({ A: a, B: b }), keepaliveMs: 0, breaker: { probeTimeoutMs: 3_000, initialBackoffMs: 200, maxBackoffMs: 1_000 } },
       );
     });
     afterAll(async () => {
@@ -381,10 +381,10 @@ export function defineClientSuite(factory: SimFactory): void {
         await b.hang(false);
       }
       // A background probe finds it back.
-      await expect.poll(async () => (await pool.status())[1]?.reachability.state, { timeout: 10_000 }).toBe('up');
+      await expect.poll(async () => (await pool.status())[1]?.reachability.state, { timeout: 20_000 }).toBe('up');
       const again = await pool.fanOut(['site-b'], (c, _t, call) => c.listVms(call), { timeoutMs: 10_000 });
       expect('ok' in again[0]!).toBe(true);
-    });
+    }, 30_000);
 
     it('answers an unknown target name as not_found in its slot', async () => {
       const res = await pool.fanOut(['nope', 'site-a'], (c, _t, call) => c.about(call));
