@@ -7,6 +7,7 @@ import type { Inventory } from './inventory.js';
 import type { Model } from './model.js';
 import type { PerfManager } from './perf.js';
 import type { PropertyCollector } from './property-collector.js';
+import type { PropertyFilters } from './property-filter.js';
 import type { Session, Sessions } from './sessions.js';
 import type { XNode } from './soap-parse.js';
 import type { TaskManager } from './tasks.js';
@@ -25,6 +26,7 @@ export interface Lab {
   perf: PerfManager;
   views: Views;
   pc: PropertyCollector;
+  filters: PropertyFilters;
   collectors: CollectorRegistry;
   serviceContent: DataObject;
   /** Delay before ShutdownGuest/RebootGuest take effect, and task duration. */
@@ -46,6 +48,10 @@ export interface Call {
   userName: string;
   clientIp: string;
   userAgent: string;
+  /** The vim25 version this request is answered in (SOAPAction; api-versions.ts). */
+  wireVersion: string;
+  /** Aborted when the client hangs up (long waits stop). */
+  signal: AbortSignal;
   /** Set by Login: the dispatcher answers with its cookie. */
   newSession?: Session;
   /** `user@domain` -> `DOMAIN\\user`, the form vCenter writes into events and tasks. */

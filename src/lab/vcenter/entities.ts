@@ -5,6 +5,8 @@
 import { PlainObject, type Model, type PropBag } from './model.js';
 import { data, ref, time, type MoRef } from './vim-values.js';
 import { NIC_TYPES } from './devices.js';
+import { addHostManagers, hostBrowser } from './host-managers.js';
+import { addDatastoreBrowser, browserMoid } from './datastore-browser.js';
 import type { DataObject } from './vim-values.js';
 
 export const ESXI_ABOUT = data('AboutInfo', {
@@ -70,6 +72,8 @@ export function hostObject(model: Model, h: HostRecord, cluster: MoRef, datastor
     vm: vmsHere,
     datastore: datastores,
     network: networks,
+    configManager: addHostManagers(model, h.moid, datastores),
+    datastoreBrowser: hostBrowser(h.moid),
   });
 }
 
@@ -105,10 +109,28 @@ export function resourcePoolObject(model: Model, moid: string, name: string, par
     vm: () => model.vmRefsPlaced((vm) => vm.resourcePool === moid),
     config,
     summary: data('ResourcePoolSummary', { name, config }),
+    runtime: () => poolRuntime(model, moid),
   });
 }
 
+/** ResourcePoolRuntimeInfo from the powered-on VMs in the pool (what pool.info prints). */
+function poolRuntime(model: Model, moid: string): DataObject {
+  let cpu = 0;
+  let mem = 0;
+  for (const r of model.vmRefsPlaced((vm) => vm.resourcePool === moid)) {
+    const vm = model.vmState(r.value);
+    if (vm?.powerState !== 'poweredOn') continue;
+    cpu += vm.numCpu * 200;
+    mem += vm.memoryMB * 1048576 / 4;
+  }
+  const usage = (used: number, max: number): DataObject => data('ResourcePoolResourceUsage', {
+    reservationUsed: 0, reservationUsedForVm: 0, unreservedForPool: max, unreservedForVm: max, overallUsage: used, maxUsage: max,
+  });
+  return data('ResourcePoolRuntimeInfo', { memory: usage(Math.round(mem), 1099511627776), cpu: usage(cpu, 384000), overallStatus: 'green' });
+}
+
 export function datastoreObject(model: Model, moid: string, name: string, parent: MoRef, hosts: MoRef[], seed: number): PlainObject {
+  addDatastoreBrowser(model, moid);
   const kind = name.includes('nfs') ? 'NFS' : name.includes('vsan') ? 'vsan' : 'VMFS';
   const capacity = (4 + (seed % 8)) * 1099511627776;
   const freeSpace = Math.round(capacity * (0.35 + (seed % 30) / 100));
@@ -126,6 +148,7 @@ export function datastoreObject(model: Model, moid: string, name: string, parent
       key: h, mountInfo: data('HostMountInfo', { path: url.replace('ds://', ''), accessMode: 'readWrite', mounted: true, accessible: true }),
     })),
     vm: () => model.vmRefsPlaced((vm) => vm.datastore === moid),
+    browser: ref('HostDatastoreBrowser', browserMoid(moid)),
     capability: data('DatastoreCapability', { directoryHierarchySupported: true, rawDiskMappingsSupported: kind === 'VMFS', perFileThinProvisioningSupported: true, storageIORMSupported: true, nativeSnapshotSupported: false }),
   });
 }

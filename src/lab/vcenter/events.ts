@@ -101,6 +101,25 @@ export function eventMatches(rec: EventRecord, f: EventFilter): boolean {
   return typeMatches(rec.type, f.typeIds) && entityMatches(rec, f.entity);
 }
 
+/** Event classes the lab posts, with their category (govc events reads it from here). */
+const EVENT_CATEGORIES: Record<string, string> = {
+  VmPoweredOnEvent: 'info', VmPoweredOffEvent: 'info', VmStartingEvent: 'info', VmStoppingEvent: 'info', VmSuspendingEvent: 'info',
+  VmSuspendedEvent: 'info', VmResettingEvent: 'info', VmGuestShutdownEvent: 'info', VmGuestRebootEvent: 'info',
+  VmReconfiguredEvent: 'info', VmClonedEvent: 'info', VmMigratedEvent: 'info', VmRelocatedEvent: 'info', VmRemovedEvent: 'info',
+  UserLoginSessionEvent: 'info', TaskEvent: 'info', CustomizationStartedEvent: 'info', CustomizationSucceeded: 'info',
+  CustomizationFailed: 'error', EventEx: 'info',
+};
+
+function eventDescription(): DataObject {
+  const cat = (key: string, label: string): DataObject => data('ElementDescription', { label, summary: label, key });
+  return data('EventDescription', {
+    category: [cat('info', 'Information'), cat('warning', 'Warning'), cat('error', 'Error'), cat('user', 'User')],
+    eventInfo: Object.entries(EVENT_CATEGORIES).map(([key, category]) => data('EventDescriptionEventDetail', {
+      key, category, formatOnDatacenter: '', formatOnComputeResource: '', formatOnHost: '', formatOnVm: '', fullFormat: key,
+    })),
+  });
+}
+
 export class EventManager {
   readonly log: EventRecord[] = [];
   private nextKey = 1;
@@ -115,7 +134,7 @@ export class EventManager {
     model.add(new PlainObject('EventManager', 'EventManager', {
       latestEvent: () => this.log.at(-1)?.event,
       maxCollector: 32,
-      description: data('EventDescription', { category: [], eventInfo: [] }),
+      description: eventDescription(),
     }));
   }
 
@@ -140,8 +159,10 @@ export class EventManager {
     });
     const entities = [a.vm, hostId, this.inv.datacenter].filter((x): x is string => x !== undefined);
     const chain = [...new Set(entities.flatMap((e) => this.model.ancestry(e)))];
+    // An EventEx is filtered and reported by its eventTypeId, as vCenter does.
+    const recordType = type === 'EventEx' && typeof a.extra?.eventTypeId === 'string' ? a.extra.eventTypeId : type;
     const rec: EventRecord = {
-      key, type, createdMs: a.createdMs ?? Date.now(), userName: a.userName ?? '', category: a.category ?? 'info',
+      key, type: recordType, createdMs: a.createdMs ?? Date.now(), userName: a.userName ?? '', category: a.category ?? 'info',
       chainId: a.chainId ?? key, entities, chain, event,
     };
     this.log.push(rec);

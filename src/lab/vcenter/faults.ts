@@ -86,6 +86,9 @@ export const faults = {
   systemError(reason: string): VimFault {
     return new VimFault('SystemError', reason, { reason });
   },
+  invalidName(name: string): VimFault {
+    return new VimFault('InvalidName', `The name '${name}' is invalid.`, { name });
+  },
   notSupported(): VimFault {
     return new VimFault('NotSupported', 'The operation is not supported on the object.');
   },

@@ -17,7 +17,8 @@ import { isA } from './model.js';
 import { sessionCookie, sessionKeyFromCookie } from './sessions.js';
 import { child, moRefOf, parseSoapRequest } from './soap-parse.js';
 import { MoRef } from './vim-values.js';
-import { faultEnvelope, responseEnvelope } from './xml-writer.js';
+import { faultEnvelope, responseEnvelope, withWireVersion } from './xml-writer.js';
+import { serviceVersionsXml, wireVersionOf } from './api-versions.js';
 
 export interface ServerOptions {
   tls: boolean;
@@ -40,14 +41,32 @@ interface Answer {
   cookie?: string;
 }
 
-function dispatch(lab: Lab, xml: string, cookieHeader: string | undefined, ip: string, userAgent: string, log?: LabCallLog): Answer {
+interface Request {
+  xml: string;
+  cookie: string | undefined;
+  soapAction: string | undefined;
+  ip: string;
+  userAgent: string;
+  /** Aborted when the client closes the connection (ends a WaitForUpdates poll). */
+  signal: AbortSignal;
+}
+
+function faultAnswer(err: unknown): Answer {
+  const f = err instanceof VimFault ? err : faults.systemError(err instanceof Error ? err.message : String(err));
+  return { status: 500, body: faultEnvelope(f.faultType, f.message, f.fields) };
+}
+
+async function dispatch(lab: Lab, r: Request, log?: LabCallLog): Promise<Answer> {
+  let call: Call;
+  let result: unknown;
+  const wireVersion = wireVersionOf(r.soapAction, lab.model.apiVersion);
   try {
-    const req = parseSoapRequest(xml);
+    const req = parseSoapRequest(r.xml);
     const method = req.method;
     const rawThis = moRefOf(child(req.call, '_this'));
     log?.record(`vcenter:${lab.target}`, method, rawThis?.value);
     const def = METHODS[method];
-    const session = lab.sessions.touch(sessionKeyFromCookie(cookieHeader));
+    const session = lab.sessions.touch(sessionKeyFromCookie(r.cookie));
     if (!def?.anonymous && !session) throw faults.notAuthenticated(rawThis ?? new MoRef('ServiceInstance', 'ServiceInstance'), method);
     if (!rawThis) throw faults.invalidArgument('_this');
     const type = lab.model.typeOf(rawThis.value);
@@ -55,26 +74,28 @@ function dispatch(lab: Lab, xml: string, cookieHeader: string | undefined, ip: s
     const self = new MoRef(type, rawThis.value);
     if (!def || !def.on.some((t) => isA(type, t))) throw faults.methodNotFound(self, method);
     lab.current.session = session;
-    const call: Call = {
-      lab, method, self, node: req.call, session, clientIp: ip, userAgent,
+    call = {
+      lab, method, self, node: req.call, session, clientIp: r.ip, userAgent: r.userAgent, wireVersion, signal: r.signal,
       userName: session ? vcUserName(session.userName) : '', userNameOf: vcUserName,
     };
-    const result = def.run(call);
-    const answer: Answer = { status: 200, body: responseEnvelope(method, result) };
-    if (call.newSession) answer.cookie = sessionCookie(call.newSession.key);
-    return answer;
+    result = def.run(call);
   } catch (err) {
-    const f = err instanceof VimFault ? err : faults.systemError(err instanceof Error ? err.message : String(err));
-    return { status: 500, body: faultEnvelope(f.faultType, f.message, f.fields) };
+    return faultAnswer(err);
   } finally {
     lab.current.session = undefined;
   }
-}
-
-function versionsXml(apiVersion: string): string {
-  return '<?xml version="1.0" encoding="UTF-8" ?>\n<namespaces version="1.0"><namespace><name>urn:vim25</name>' +
-    `<version>${apiVersion}</version><priorVersions><version>7.0.3.0</version><version>7.0.2.0</version>` +
-    '<version>7.0.0.0</version><version>6.7.3</version><version>6.5</version></priorVersions></namespace></namespaces>';
+  try {
+    // Only the update waits (WaitForUpdatesEx and friends) answer later.
+    if (result instanceof Promise) result = await result;
+    lab.current.session = call.session;
+    const answer: Answer = { status: 200, body: withWireVersion(wireVersion, () => responseEnvelope(call.method, result)) };
+    if (call.newSession) answer.cookie = sessionCookie(call.newSession.key);
+    return answer;
+  } catch (err) {
+    return faultAnswer(err);
+  } finally {
+    lab.current.session = undefined;
+  }
 }
 
 export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): Promise<LabHttpServer> {
@@ -84,7 +105,7 @@ export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): P
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/sdk/vimServiceVersions.xml') {
-      res.writeHead(200, { 'content-type': 'text/xml' }).end(versionsXml(o.apiVersion));
+      res.writeHead(200, { 'content-type': 'text/xml' }).end(serviceVersionsXml(o.apiVersion));
       return;
     }
     if (req.method !== 'POST' || path !== '/sdk') {
@@ -106,14 +127,19 @@ export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): P
         if (plan.hang !== 'forever') setTimeout(() => req.socket.destroy(), plan.hang).unref();
         return;
       }
-      const respond = (): void => {
-        const a = dispatch(lab, xml, req.headers.cookie, req.socket.remoteAddress ?? '127.0.0.1', String(req.headers['user-agent'] ?? ''), o.callLog);
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const respond = async (): Promise<void> => {
+        const a = await dispatch(lab, {
+          xml, cookie: req.headers.cookie, soapAction: String(req.headers.soapaction ?? ''),
+          ip: req.socket.remoteAddress ?? '127.0.0.1', userAgent: String(req.headers['user-agent'] ?? ''), signal: gone.signal,
+        }, o.callLog);
         const headers: Record<string, string> = { 'content-type': 'text/xml; charset=utf-8' };
         if (a.cookie) headers['set-cookie'] = o.tls ? a.cookie : a.cookie.replace(' Secure;', '');
         if (!res.destroyed) res.writeHead(a.status, headers).end(a.body);
       };
-      if (plan.delayMs > 0) setTimeout(respond, plan.delayMs).unref();
-      else respond();
+      if (plan.delayMs > 0) setTimeout(() => void respond(), plan.delayMs).unref();
+      else void respond();
     });
   };
 

@@ -10,7 +10,10 @@ import { snapshotMethods } from './vm-snapshots.js';
 import { searchMethods } from './search-index.js';
 import { userSession } from './sessions.js';
 import { child, childrenNamed, decode, decodedObject, intOf, moRefChild, moRefOf, textOf } from './soap-parse.js';
-import { ref, time } from './vim-values.js';
+import { ref, time, type DataObject, type MoRef } from './vim-values.js';
+import { partialUpdatesOf } from './property-filter.js';
+import { entityPermissions, rootPermissions } from './managers.js';
+import { browserMethods } from './datastore-browser.js';
 import { PlainObject } from './model.js';
 import { parseEventFilter } from './events.js';
 
@@ -81,28 +84,84 @@ export const METHODS: Record<string, MethodDef> = {
     run: (c) => c.lab.views.create(c.session!.key, moRefChild(c.node, 'container'),
       childrenNamed(c.node, 'type').map((t) => t.text.trim()), textOf(c.node, 'recursive') === 'true'),
   },
-  DestroyView: { on: ['ContainerView'], run: (c) => c.lab.views.destroy(c.self.value) },
+  CreateListView: {
+    on: ['ViewManager'],
+    run: (c) => c.lab.views.createList(c.session!.key, childrenNamed(c.node, 'obj').map(moRefOf).filter((r): r is MoRef => !!r)),
+  },
+  ModifyListView: {
+    on: ['ListView'],
+    run: (c) => c.lab.views.modifyList(c.self.value, refsNamed(c, 'add'), refsNamed(c, 'remove')),
+  },
+  ResetListView: { on: ['ListView'], run: (c) => c.lab.views.modifyList(c.self.value, refsNamed(c, 'obj'), [], true) },
+  ResetListViewFromView: { on: ['ListView'], run: (c) => c.lab.views.resetListFromView(c.self.value, moRefChild(c.node, 'view') ?? c.self) },
+  DestroyView: { on: ['View'], run: (c) => c.lab.views.destroy(c.self.value) },
+
+  RetrieveEntityPermissions: {
+    on: ['AuthorizationManager'],
+    run: (c) => entityPermissions(c.lab.model, c.lab.inv.rootFolder, moRefChild(c.node, 'entity'), textOf(c.node, 'inherited') === 'true'),
+  },
+  RetrieveAllPermissions: { on: ['AuthorizationManager'], run: (c) => rootPermissions(c.lab.inv.rootFolder) },
+  RetrieveRolePermissions: {
+    on: ['AuthorizationManager'],
+    run: (c) => rootPermissions(c.lab.inv.rootFolder).filter((p) => String(p.roleId) === textOf(c.node, 'roleId')),
+  },
+  FindExtension: {
+    on: ['ExtensionManager'],
+    run: (c) => (c.lab.model.lookup('ExtensionManager')?.get('extensionList') as DataObject[])
+      .find((e) => e.key === textOf(c.node, 'extensionKey')),
+  },
+  QueryOptions: {
+    on: ['OptionManager'],
+    run: (c) => {
+      const name = textOf(c.node, 'name') ?? '';
+      const settings = (c.lab.model.lookup(c.self.value)?.get('setting') as DataObject[] | undefined) ?? [];
+      const hits = settings.filter((o) => !name || o.key === name || (name.endsWith('.') && String(o.key).startsWith(name)));
+      if (name && hits.length === 0) throw faults.invalidName(name);
+      return hits;
+    },
+  },
+  QueryAssignedLicenses: { on: ['LicenseAssignmentManager'], run: () => [] },
+  SearchDatastore_Task: { on: ['HostDatastoreBrowser'], run: browserMethods.SearchDatastore_Task },
+  SearchDatastoreSubFolders_Task: { on: ['HostDatastoreBrowser'], run: browserMethods.SearchDatastoreSubFolders_Task },
 
   CreatePropertyCollector: {
     on: ['PropertyCollector'],
     run: (c) => {
       // Additional collectors behave exactly like the default one; the dispatcher routes by type.
       const moid = `session[${c.session!.key}]${c.lab.model.nextId()}`;
-      c.lab.model.add(new PlainObject('PropertyCollector', moid, { filter: [] }));
+      const owner = `${c.session!.key}|${moid}`;
+      c.lab.model.add(new PlainObject('PropertyCollector', moid, { filter: () => c.lab.filters.listFor(owner) }));
       return ref('PropertyCollector', moid);
     },
   },
   DestroyPropertyCollector: {
     on: ['PropertyCollector'],
     run: (c) => {
+      c.lab.filters.destroyOwnedBy((owner) => owner === filterOwner(c));
       if (c.self.value !== 'propertyCollector') c.lab.model.objects.delete(c.self.value);
       return undefined;
     },
   },
-  RetrievePropertiesEx: { on: ['PropertyCollector'], run: (c) => c.lab.pc.retrieveEx(c.session!.key, c.node) },
+  CreateFilter: {
+    on: ['PropertyCollector'],
+    run: (c) => c.lab.filters.create(filterOwner(c), c.session!.key, child(c.node, 'spec'), partialUpdatesOf(c.node), c.wireVersion),
+  },
+  DestroyPropertyFilter: { on: ['PropertyFilter'], run: (c) => c.lab.filters.destroy(c.self.value) },
+  WaitForUpdatesEx: {
+    on: ['PropertyCollector'],
+    run: (c) => {
+      const options = child(c.node, 'options');
+      return waitFor(c, intOf(options, 'maxWaitSeconds'), intOf(options, 'maxObjectUpdates'));
+    },
+  },
+  // The legacy pair: WaitForUpdates blocks until there is something, CheckForUpdates never blocks.
+  WaitForUpdates: { on: ['PropertyCollector'], run: (c) => waitFor(c, undefined, undefined) },
+  CheckForUpdates: { on: ['PropertyCollector'], run: (c) => waitFor(c, 0, undefined) },
+  CancelWaitForUpdates: { on: ['PropertyCollector'], run: (c) => c.lab.filters.cancelWait(filterOwner(c)) },
+  RetrievePropertiesEx: { on: ['PropertyCollector'], run: (c) => c.lab.pc.retrieveEx(c.session!.key, c.node, c.wireVersion) },
   ContinueRetrievePropertiesEx: { on: ['PropertyCollector'], run: (c) => c.lab.pc.continueEx(c.session!.key, textOf(c.node, 'token') ?? '') },
   CancelRetrievePropertiesEx: { on: ['PropertyCollector'], run: (c) => c.lab.pc.cancelEx(c.session!.key, textOf(c.node, 'token') ?? '') },
-  RetrieveProperties: { on: ['PropertyCollector'], run: (c) => c.lab.pc.retrieve(c.node) },
+  RetrieveProperties: { on: ['PropertyCollector'], run: (c) => c.lab.pc.retrieve(c.node, c.wireVersion) },
 
   QueryEvents: {
     on: ['EventManager'],
@@ -169,6 +228,22 @@ export const METHODS: Record<string, MethodDef> = {
   FindByUuid: { on: ['SearchIndex'], run: searchMethods.FindByUuid },
   FindByInventoryPath: { on: ['SearchIndex'], run: searchMethods.FindByInventoryPath },
 };
+
+/** Filters and waits belong to one session on one collector, as on vCenter. */
+function filterOwner(c: Call): string {
+  return `${c.session!.key}|${c.self.value}`;
+}
+
+function waitFor(c: Call, maxWaitSeconds: number | undefined, maxObjectUpdates: number | undefined): Promise<unknown> {
+  return c.lab.filters.wait({
+    owner: filterOwner(c), version: textOf(c.node, 'version'), maxWaitSeconds, maxObjectUpdates,
+    wireVersion: c.wireVersion, signal: c.signal, sleep: (ms) => new Promise((resolve) => c.lab.later(ms, resolve)),
+  });
+}
+
+function refsNamed(c: Call, name: string): MoRef[] {
+  return childrenNamed(c.node, name).map(moRefOf).filter((r): r is MoRef => !!r);
+}
 
 function parseFilter(f: ReturnType<typeof child>) {
   return parseEventFilter(f ? decodedObject(decode(f)) : undefined);

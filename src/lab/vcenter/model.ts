@@ -6,6 +6,7 @@
 
 import { MoRef, ref } from './vim-values.js';
 import type { VmState } from './vm-state.js';
+import { MANAGED_TYPES } from './vim-schema.js';
 import { SnapshotObject, VmObject } from './vm-properties.js';
 
 /** A managed object as the property collector sees it. */
@@ -39,27 +40,9 @@ export class PlainObject implements MObject {
   }
 }
 
-/** vim25 inheritance, only as deep as PropertySpec type matching and container views need. */
-const PARENT_TYPE: Record<string, string> = {
-  VirtualMachine: 'ManagedEntity',
-  Folder: 'ManagedEntity',
-  Datacenter: 'ManagedEntity',
-  HostSystem: 'ManagedEntity',
-  ComputeResource: 'ManagedEntity',
-  ClusterComputeResource: 'ComputeResource',
-  ResourcePool: 'ManagedEntity',
-  VirtualApp: 'ResourcePool',
-  Datastore: 'ManagedEntity',
-  Network: 'ManagedEntity',
-  DistributedVirtualPortgroup: 'Network',
-  EventHistoryCollector: 'HistoryCollector',
-  TaskHistoryCollector: 'HistoryCollector',
-  ContainerView: 'ManagedObjectView',
-  ManagedObjectView: 'View',
-};
-
+/** vim25 inheritance (vim-schema.ts): a PropertySpec or container view type matches subtypes too. */
 export function isA(type: string, base: string): boolean {
-  for (let t: string | undefined = type; t; t = PARENT_TYPE[t]) if (t === base) return true;
+  for (let t: string | undefined = type; t; t = MANAGED_TYPES[t]?.[0]) if (t === base) return true;
   return false;
 }
 

@@ -8,12 +8,12 @@
 
 import { faults } from './faults.js';
 import { isA, type Model } from './model.js';
-import { allProperties, arrayXsiType, leafXsiType, readPath, validatePath } from './property-paths.js';
+import { allProperties, arrayXsiType, leafXsiType, readPath, validatePath, validateType } from './property-paths.js';
 import { boolOf, child, childrenNamed, intOf, moRefChild, textOf, type XNode } from './soap-parse.js';
 import { MoRef, VimArray } from './vim-values.js';
 import { escapeXml, RawXml, writeTypedValue } from './xml-writer.js';
 
-interface PropSpec {
+export interface PropSpec {
   type: string;
   all: boolean;
   paths: string[];
@@ -33,6 +33,7 @@ interface Pending {
   props: PropSpec[];
   offset: number;
   pageSize: number;
+  wireVersion?: string;
 }
 
 function parseTraversal(node: XNode): Traversal {
@@ -66,7 +67,7 @@ export class PropertyCollector {
   ) {}
 
   /** Objects selected by one PropertyFilterSpec, in traversal order, de-duplicated. */
-  private select(spec: XNode): MoRef[] {
+  select(spec: XNode): MoRef[] {
     const objectSpecs = childrenNamed(spec, 'objectSet');
     const named = new Map<string, Traversal>();
     const roots = objectSpecs.map((os) => {
@@ -106,7 +107,7 @@ export class PropertyCollector {
     return [...out.values()];
   }
 
-  private propSpecs(spec: XNode): PropSpec[] {
+  propSpecs(spec: XNode, wireVersion?: string): PropSpec[] {
     return childrenNamed(spec, 'propSet').map((ps) => {
       const p: PropSpec = {
         type: textOf(ps, 'type') ?? '',
@@ -114,19 +115,25 @@ export class PropertyCollector {
         paths: childrenNamed(ps, 'pathSet').map((n) => n.text.trim()),
       };
       // vCenter validates the spec before it reads anything, so a bad path faults even with no objects.
-      for (const path of p.paths) validatePath(this.model, p.type, path);
+      validateType(p.type);
+      for (const path of p.paths) validatePath(this.model, p.type, path, wireVersion);
       return p;
     });
   }
 
-  private objectContent(obj: MoRef, props: PropSpec[]): string | undefined {
+  /**
+   * The serialised `<val>` of every requested path that is set on `obj`, or undefined when no
+   * PropertySpec applies to its type or the object is gone. Shared by retrieval and by the
+   * update filters, which compare these strings to find what changed.
+   */
+  propertyValues(obj: MoRef, props: PropSpec[], wireVersion?: string): Map<string, string> | undefined {
     const matching = props.filter((p) => isA(obj.type, p.type));
     if (matching.length === 0) return undefined;
     const target = this.model.lookup(obj.value);
     if (!target) return undefined;
     const paths = new Set<string>();
-    for (const p of matching) for (const path of p.all ? allProperties(obj.type) : p.paths) paths.add(path);
-    let xml = `<objects><obj type="${obj.type}">${escapeXml(obj.value)}</obj>`;
+    for (const p of matching) for (const path of p.all ? allProperties(obj.type, wireVersion) : p.paths) paths.add(path);
+    const out = new Map<string, string>();
     const cache = new Map<string, unknown>();
     for (const path of paths) {
       const v = readPath(target, path, cache);
@@ -140,8 +147,16 @@ export class PropertyCollector {
       } else {
         xsiType = leafXsiType(obj.type, path, v);
       }
-      xml += `<propSet><name>${escapeXml(path)}</name>${writeTypedValue('val', v, xsiType)}</propSet>`;
+      out.set(path, writeTypedValue('val', v, xsiType));
     }
+    return out;
+  }
+
+  private objectContent(obj: MoRef, props: PropSpec[], wireVersion?: string): string | undefined {
+    const values = this.propertyValues(obj, props, wireVersion);
+    if (!values) return undefined;
+    let xml = `<objects><obj type="${obj.type}">${escapeXml(obj.value)}</obj>`;
+    for (const [path, val] of values) xml += `<propSet><name>${escapeXml(path)}</name>${val}</propSet>`;
     return `${xml}</objects>`;
   }
 
@@ -149,7 +164,7 @@ export class PropertyCollector {
     let body = '';
     let served = 0;
     while (p.offset < p.objects.length && served < p.pageSize) {
-      const xml = this.objectContent(p.objects[p.offset++]!, p.props);
+      const xml = this.objectContent(p.objects[p.offset++]!, p.props, p.wireVersion);
       if (xml !== undefined) {
         body += xml;
         served++;
@@ -167,12 +182,12 @@ export class PropertyCollector {
     return new RawXml(`<returnval>${token ? `<token>${token}</token>` : ''}${body}</returnval>`);
   }
 
-  private gather(call: XNode): { objects: MoRef[]; props: PropSpec[] } {
+  private gather(call: XNode, wireVersion?: string): { objects: MoRef[]; props: PropSpec[] } {
     const objects: MoRef[] = [];
     const props: PropSpec[] = [];
     const seen = new Set<string>();
     for (const spec of childrenNamed(call, 'specSet')) {
-      const specProps = this.propSpecs(spec);
+      const specProps = this.propSpecs(spec, wireVersion);
       props.push(...specProps);
       for (const o of this.select(spec)) {
         if (!seen.has(o.value)) {
@@ -184,11 +199,11 @@ export class PropertyCollector {
     return { objects, props };
   }
 
-  retrieveEx(session: string, call: XNode): RawXml {
-    const { objects, props } = this.gather(call);
+  retrieveEx(session: string, call: XNode, wireVersion?: string): RawXml {
+    const { objects, props } = this.gather(call, wireVersion);
     const maxObjects = intOf(child(call, 'options'), 'maxObjects');
     const pageSize = Math.max(1, Math.min(maxObjects && maxObjects > 0 ? maxObjects : this.pageCap, this.pageCap));
-    return this.page({ session, objects, props, offset: 0, pageSize });
+    return this.page({ session, objects, props, offset: 0, pageSize, wireVersion });
   }
 
   continueEx(session: string, token: string): RawXml {
@@ -204,11 +219,11 @@ export class PropertyCollector {
   }
 
   /** The legacy, unpaged call: every ObjectContent as its own `returnval`. */
-  retrieve(call: XNode): RawXml {
-    const { objects, props } = this.gather(call);
+  retrieve(call: XNode, wireVersion?: string): RawXml {
+    const { objects, props } = this.gather(call, wireVersion);
     let body = '';
     for (const o of objects) {
-      const xml = this.objectContent(o, props);
+      const xml = this.objectContent(o, props, wireVersion);
       if (xml !== undefined) body += `<returnval>${xml.slice('<objects>'.length, -'</objects>'.length)}</returnval>`;
     }
     return new RawXml(body);

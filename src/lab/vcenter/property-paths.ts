@@ -1,72 +1,49 @@
 // Which property paths exist on which managed object type, and how a dotted path such as
 // `summary.config.numCpu` is read. vCenter validates the first segment against the type's schema
 // and faults the whole request with InvalidProperty when it is unknown; deeper segments that are
-// simply unset are omitted from the result. We validate the top level by table and, for the one
-// version-gated path clients probe (`guest.customizationInfo`, API 7.0.2+), by API version.
+// simply unset are omitted from the result. We validate the top level against the vim25 schema
+// (vim-schema.ts) and the API version (api-versions.ts).
 
-import { isA, NOT_HANDLED, type MObject, type Model } from './model.js';
+import { NOT_HANDLED, type MObject, type Model } from './model.js';
 import { faults } from './faults.js';
 import { isDataObject, plain } from './vim-values.js';
+import { propertyKnownAt, versionAtLeast } from './api-versions.js';
+import { MANAGED_TYPES } from './vim-schema.js';
 
-const ENTITY = [
-  'name', 'parent', 'overallStatus', 'configStatus', 'configIssue', 'effectiveRole', 'permission', 'disabledMethod',
-  'recentTask', 'declaredAlarmState', 'triggeredAlarmState', 'alarmActionsEnabled', 'tag', 'customValue',
-  'availableField', 'value',
-];
-
-const PROPS: Record<string, string[]> = {
-  ManagedEntity: ENTITY,
-  VirtualMachine: [
-    'capability', 'config', 'layout', 'layoutEx', 'storage', 'environmentBrowser', 'resourcePool', 'parentVApp',
-    'resourceConfig', 'runtime', 'guest', 'summary', 'datastore', 'network', 'snapshot', 'rootSnapshot', 'guestHeartbeatStatus',
-  ],
-  HostSystem: [
-    'runtime', 'summary', 'hardware', 'capability', 'configManager', 'config', 'vm', 'datastore', 'network',
-    'datastoreBrowser', 'systemResources', 'licensableResource',
-  ],
-  ComputeResource: ['resourcePool', 'host', 'datastore', 'network', 'summary', 'environmentBrowser', 'configurationEx', 'lifecycleManaged'],
-  ClusterComputeResource: ['configuration', 'recommendation', 'drsRecommendation', 'migrationHistory', 'actionHistory', 'drsFault', 'summaryEx'],
-  ResourcePool: ['summary', 'runtime', 'owner', 'resourcePool', 'vm', 'config', 'childConfiguration', 'namespace'],
-  Datastore: ['info', 'summary', 'host', 'vm', 'browser', 'capability', 'iormConfiguration'],
-  Network: ['summary', 'host', 'vm'],
-  Folder: ['childType', 'childEntity', 'namespace'],
-  Datacenter: ['vmFolder', 'hostFolder', 'datastoreFolder', 'networkFolder', 'datastore', 'network', 'configuration'],
-  Task: ['info', 'value', 'availableField'],
-  VirtualMachineSnapshot: ['config', 'childSnapshot', 'vm', 'value', 'availableField'],
-  ContainerView: ['container', 'type', 'recursive', 'view'],
-  HistoryCollector: ['filter'],
-  EventHistoryCollector: ['latestPage'],
-  TaskHistoryCollector: ['latestPage'],
-  PerformanceManager: ['description', 'historicalInterval', 'perfCounter'],
-  SessionManager: ['sessionList', 'currentSession', 'message', 'messageLocaleList', 'supportedLocaleList', 'defaultLocale'],
-  ServiceInstance: ['serverClock', 'capability', 'content'],
-  TaskManager: ['recentTask', 'description', 'maxCollector'],
-  EventManager: ['description', 'latestEvent', 'maxCollector'],
-  PropertyCollector: ['filter'],
-  ViewManager: ['viewList'],
-  CustomizationSpecManager: ['info', 'encryptionKey'],
-  SearchIndex: [],
-};
+const baseOf = (t: string): string | undefined => MANAGED_TYPES[t]?.[0];
 
 function knownTopLevel(type: string, prop: string): boolean {
-  const parents: string[] = [];
-  for (const t of Object.keys(PROPS)) if (isA(type, t)) parents.push(t);
-  return parents.some((t) => PROPS[t]!.includes(prop));
+  for (let t: string | undefined = type; t; t = MANAGED_TYPES[t]?.[0]) if (MANAGED_TYPES[t]?.[1].includes(prop)) return true;
+  return false;
 }
 
-/** Faults (InvalidProperty) when `path` cannot exist on `type` for this server's API version. */
-export function validatePath(model: Model, type: string, path: string): void {
+/**
+ * Faults when `path` cannot exist on `type`: InvalidType for a type vim25 does not have,
+ * InvalidProperty for a first segment the type (and its bases) does not declare, or one newer than
+ * the API version the client negotiated or this server runs.
+ */
+export function validatePath(model: Model, type: string, path: string, wireVersion?: string): void {
+  if (!MANAGED_TYPES[type]) throw faults.invalidType(type);
   const top = path.split('.', 1)[0]!;
   if (!knownTopLevel(type, top)) throw faults.invalidProperty(path);
-  if (type === 'VirtualMachine' && /^guest\.customizationInfo(\.|$)/.test(path) && !model.apiAtLeast('7.0.2')) {
+  if (!propertyKnownAt(type, top, wireVersion ?? model.apiVersion, baseOf)) throw faults.invalidProperty(path);
+  if (type === 'VirtualMachine' && /^guest\.customizationInfo(\.|$)/.test(path) &&
+    (!model.apiAtLeast('7.0.2') || !versionAtLeast(wireVersion ?? model.apiVersion, '7.0.2'))) {
     throw faults.invalidProperty(path);
   }
 }
 
-/** All top-level properties of a type (for `PropertySpec.all`). */
-export function allProperties(type: string): string[] {
+/** Faults InvalidType when a PropertySpec names a type vim25 does not have. */
+export function validateType(type: string): void {
+  if (!MANAGED_TYPES[type]) throw faults.invalidType(type);
+}
+
+/** All top-level properties of a type and its bases (for `PropertySpec.all`), as of a version. */
+export function allProperties(type: string, wireVersion?: string): string[] {
   const out: string[] = [];
-  for (const t of Object.keys(PROPS)) if (isA(type, t)) out.push(...PROPS[t]!);
+  for (let t: string | undefined = type; t; t = MANAGED_TYPES[t]?.[0]) {
+    for (const p of MANAGED_TYPES[t]?.[1] ?? []) if (!wireVersion || propertyKnownAt(type, p, wireVersion, baseOf)) out.push(p);
+  }
   return out;
 }
 

@@ -10,6 +10,8 @@ import { buildInventory } from './inventory.js';
 import { Model, PlainObject } from './model.js';
 import { PerfManager } from './perf.js';
 import { PropertyCollector } from './property-collector.js';
+import { PropertyFilters } from './property-filter.js';
+import { addServiceManagers, SERVICE_MANAGERS } from './managers.js';
 import { Sessions, userSession } from './sessions.js';
 import { TaskManager } from './tasks.js';
 import { data, ref, time, type DataObject } from './vim-values.js';
@@ -34,20 +36,33 @@ function aboutInfo(vc: LabVcenter, apiVersion: string): DataObject {
   });
 }
 
+/** ServiceContent's fields in WSDL order; every manager named here exists as an object. */
+const CONTENT_ORDER = [
+  'rootFolder', 'propertyCollector', 'viewManager', 'about', 'setting', 'userDirectory', 'sessionManager', 'authorizationManager',
+  'serviceManager', 'perfManager', 'scheduledTaskManager', 'alarmManager', 'eventManager', 'taskManager', 'extensionManager',
+  'customizationSpecManager', 'customFieldsManager', 'diagnosticManager', 'licenseManager', 'searchIndex', 'fileManager',
+  'virtualDiskManager', 'vmProvisioningChecker', 'vmCompatibilityChecker', 'ovfManager', 'ipPoolManager', 'dvSwitchManager',
+  'hostProfileManager', 'clusterProfileManager', 'complianceManager', 'localizationManager', 'storageResourceManager',
+  'guestOperationsManager',
+];
+
 function serviceContent(rootFolder: string, about: DataObject): DataObject {
-  const m = (type: string, moid: string) => ref(type, moid);
-  return data('ServiceContent', {
-    rootFolder: m('Folder', rootFolder),
-    propertyCollector: m('PropertyCollector', 'propertyCollector'),
-    viewManager: m('ViewManager', 'ViewManager'),
+  const fields: Record<string, unknown> = {
+    rootFolder: ref('Folder', rootFolder),
+    propertyCollector: ref('PropertyCollector', 'propertyCollector'),
+    viewManager: ref('ViewManager', 'ViewManager'),
     about,
-    sessionManager: m('SessionManager', 'SessionManager'),
-    perfManager: m('PerformanceManager', 'PerfMgr'),
-    eventManager: m('EventManager', 'EventManager'),
-    taskManager: m('TaskManager', 'TaskManager'),
-    customizationSpecManager: m('CustomizationSpecManager', 'CustomizationSpecManager'),
-    searchIndex: m('SearchIndex', 'SearchIndex'),
-  });
+    sessionManager: ref('SessionManager', 'SessionManager'),
+    perfManager: ref('PerformanceManager', 'PerfMgr'),
+    eventManager: ref('EventManager', 'EventManager'),
+    taskManager: ref('TaskManager', 'TaskManager'),
+    customizationSpecManager: ref('CustomizationSpecManager', 'CustomizationSpecManager'),
+    searchIndex: ref('SearchIndex', 'SearchIndex'),
+  };
+  for (const [field, type, moid] of SERVICE_MANAGERS) fields[field] = ref(type, moid);
+  const ordered: Record<string, unknown> = {};
+  for (const k of CONTENT_ORDER) ordered[k] = fields[k];
+  return data('ServiceContent', ordered);
 }
 
 export function createLab(s: LabSettings, timers: Set<NodeJS.Timeout>): Lab {
@@ -72,7 +87,12 @@ export function createLab(s: LabSettings, timers: Set<NodeJS.Timeout>): Lab {
     sessionList: () => sessions.list().map(userSession),
     defaultLocale: 'en', supportedLocaleList: ['en'], messageLocaleList: ['en'], message: undefined,
   }));
-  model.add(new PlainObject('PropertyCollector', 'propertyCollector', { filter: [] }));
+  const pc = new PropertyCollector(model, s.pageSize);
+  const filters = new PropertyFilters(model, pc);
+  model.add(new PlainObject('PropertyCollector', 'propertyCollector', {
+    filter: () => (current.session ? filters.listFor(`${current.session.key}|propertyCollector`) : []),
+  }));
+  addServiceManagers(model, now);
   model.add(new PlainObject('SearchIndex', 'SearchIndex', {}));
   model.add(new PlainObject('CustomizationSpecManager', 'CustomizationSpecManager', { info: [] }));
 
@@ -87,7 +107,7 @@ export function createLab(s: LabSettings, timers: Set<NodeJS.Timeout>): Lab {
 
   return {
     target: vc.target, model, inv, datacenterName: vc.datacenter, sessions, events, tasks,
-    perf: new PerfManager(model), views: new Views(model), pc: new PropertyCollector(model, s.pageSize),
+    perf: new PerfManager(model), views: new Views(model), pc, filters,
     collectors, serviceContent: content, taskMs: s.taskMs, current,
     later: (ms, f) => {
       const t = setTimeout(() => {

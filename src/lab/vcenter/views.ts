@@ -1,10 +1,10 @@
-// ViewManager and ContainerView. A container view's `view` is computed on every read from the
+// ViewManager, ContainerView and ListView. A container view's `view` is computed on every read from the
 // live inventory, like vCenter's, so VMs created or destroyed after CreateContainerView show up
 // (or disappear) without the client recreating the view.
 
 import { faults } from './faults.js';
 import { isA, PlainObject, type Model } from './model.js';
-import { arrayOf, MoRef, ref } from './vim-values.js';
+import { arrayOf, MoRef, ref, VimArray } from './vim-values.js';
 
 /** The inventory children of one object, the edges vCenter's container views follow. */
 function childrenOf(model: Model, moid: string, type: string): MoRef[] {
@@ -47,10 +47,11 @@ export function containerContents(model: Model, container: MoRef, types: string[
 
 export class Views {
   private readonly views = new Set<string>();
+  private readonly lists = new Map<string, MoRef[]>();
 
   constructor(private readonly model: Model) {
     model.add(new PlainObject('ViewManager', 'ViewManager', {
-      viewList: () => [...this.views].map((v) => ref('ContainerView', v)),
+      viewList: () => [...this.views].map((v) => this.model.refOf(v) ?? ref('View', v)),
     }));
   }
 
@@ -71,8 +72,48 @@ export class Views {
     return ref('ContainerView', moid);
   }
 
+  /** ListView: an explicit list of objects; ones that no longer exist drop out of `view`. */
+  createList(sessionKey: string, objects: MoRef[]): MoRef {
+    const moid = `session[${sessionKey}]${this.model.nextId().toString(16).padStart(8, '0')}`;
+    const list: MoRef[] = [];
+    this.lists.set(moid, list);
+    this.modifyList(moid, objects, []);
+    this.model.add(new PlainObject('ListView', moid, {
+      view: () => arrayOf('ManagedObjectReference', list.filter((r) => this.model.typeOf(r.value) !== undefined)
+        .map((r) => this.model.refOf(r.value)!)),
+    }));
+    this.views.add(moid);
+    return ref('ListView', moid);
+  }
+
+  /** ModifyListView / ResetListView: returns the references that could not be resolved. */
+  modifyList(moid: string, add: MoRef[], remove: MoRef[], reset = false): MoRef[] {
+    const list = this.lists.get(moid);
+    if (!list) throw faults.managedObjectNotFound(ref('ListView', moid));
+    if (reset) list.length = 0;
+    const unresolved: MoRef[] = [];
+    for (const r of remove) {
+      const i = list.findIndex((x) => x.value === r.value);
+      if (i >= 0) list.splice(i, 1);
+    }
+    for (const r of add) {
+      if (this.model.typeOf(r.value) === undefined) unresolved.push(r);
+      else if (!list.some((x) => x.value === r.value)) list.push(this.model.refOf(r.value)!);
+    }
+    return unresolved;
+  }
+
+  /** ResetListViewFromView: the list becomes what another view currently shows. */
+  resetListFromView(moid: string, view: MoRef): void {
+    const other = this.model.lookup(view.value);
+    if (!other || !this.views.has(view.value)) throw faults.managedObjectNotFound(view);
+    const v = other.get('view');
+    this.modifyList(moid, v instanceof VimArray ? (v.items as MoRef[]) : [], [], true);
+  }
+
   destroy(moid: string): void {
-    if (!this.views.delete(moid)) throw faults.managedObjectNotFound(ref('ContainerView', moid));
+    if (!this.views.delete(moid)) throw faults.managedObjectNotFound(ref('View', moid));
+    this.lists.delete(moid);
     this.model.objects.delete(moid);
   }
 }

@@ -6,7 +6,7 @@
 import { mutableVmOf, requireUsable, vmEvent, vmOf, type Call } from './context.js';
 import { faults } from './faults.js';
 import { boolOf, textOf } from './soap-parse.js';
-import { ref } from './vim-values.js';
+import { data, ref } from './vim-values.js';
 import { findSnapshot, parentSnapshot, walkSnapshots, type SnapshotNode, type VmState } from './vm-state.js';
 import { powerOff } from './vm-power.js';
 
@@ -36,6 +36,18 @@ function revertTo(vm: VmState, node: SnapshotNode, memory: boolean, suppressPowe
   }
 }
 
+/**
+ * vim25 has no snapshot event classes: vCenter records create and remove only as the TaskEvent
+ * every task posts, and a revert additionally as this EventEx.
+ */
+function revertedEvent(c: Call, vm: VmState, node: SnapshotNode): void {
+  vmEvent(c, 'EventEx', vm, `has been reverted to the state of snapshot ${node.name}, with ID ${node.id}`, {
+    eventTypeId: 'com.vmware.vc.vm.VmStateRevertedToSnapshot', severity: 'info',
+    arguments: [data('KeyAnyValue', { key: 'snapshotName', value: node.name }), data('KeyAnyValue', { key: 'snapshotId', value: node.id })],
+    objectId: vm.moid, objectType: 'VirtualMachine', objectName: vm.name,
+  });
+}
+
 /** Memory is captured only when asked for and the VM is on; we remember that as `quiesced=false`. */
 const withMemory = new WeakSet<SnapshotNode>();
 
@@ -61,7 +73,6 @@ export const snapshotMethods = {
       (parent ? parent.children : live.snapshots).push(node);
       live.currentSnapshot = moid;
       c.lab.model.snapshotOwners.set(moid, live.moid);
-      vmEvent(c, 'VmSnapshotCreatedEvent', live, `snapshot ${name} created`);
       return ref('VirtualMachineSnapshot', moid);
     }, true);
   },
@@ -80,7 +91,6 @@ export const snapshotMethods = {
       for (const g of gone) c.lab.model.snapshotOwners.delete(g.moid);
       // vCenter moves "you are here" to the removed snapshot's parent.
       if (live.currentSnapshot && gone.some((g) => g.moid === live.currentSnapshot)) live.currentSnapshot = parent?.moid;
-      vmEvent(c, 'VmSnapshotRemovedEvent', live, `snapshot ${node.name} removed`);
       return undefined;
     });
   },
@@ -94,7 +104,7 @@ export const snapshotMethods = {
       const found = findSnapshot(live, snapMoid);
       if (!found) throw faults.managedObjectNotFound(c.self);
       revertTo(live, found.node, withMemory.has(found.node), suppress);
-      vmEvent(c, 'VmSnapshotRevertedEvent', live, `reverted to snapshot ${found.node.name}`);
+      revertedEvent(c, live, found.node);
       return undefined;
     });
   },
@@ -108,7 +118,7 @@ export const snapshotMethods = {
       const node = live.currentSnapshot ? findSnapshot(live, live.currentSnapshot)?.node : undefined;
       if (!node) throw faults.notFound('The virtual machine does not have a current snapshot.');
       revertTo(live, node, withMemory.has(node), suppress);
-      vmEvent(c, 'VmSnapshotRevertedEvent', live, `reverted to snapshot ${node.name}`);
+      revertedEvent(c, live, node);
       return undefined;
     });
   },
@@ -119,7 +129,6 @@ export const snapshotMethods = {
       for (const { node } of walkSnapshots(live.snapshots)) c.lab.model.snapshotOwners.delete(node.moid);
       live.snapshots = [];
       live.currentSnapshot = undefined;
-      vmEvent(c, 'VmAllSnapshotsRemovedEvent', live, 'all snapshots removed');
       return undefined;
     });
   },

@@ -4,7 +4,30 @@
 // Built by string concatenation because a 10,000-VM listing is serialised page by page on every
 // request and a DOM builder would dominate the cost.
 
+import { FIELD_SINCE, versionAtLeast } from './api-versions.js';
 import { AnyValue, isDataObject, MoRef, Typed, VimArray, VimTime, isoTime } from './vim-values.js';
+
+/**
+ * The API version the response being written is in (api-versions.ts). Serialisation is
+ * synchronous, so the dispatcher sets it around each response; fields newer than it are dropped.
+ */
+let wireVersion: string | undefined;
+
+export function withWireVersion<T>(version: string | undefined, write: () => T): T {
+  const before = wireVersion;
+  wireVersion = version;
+  try {
+    return write();
+  } finally {
+    wireVersion = before;
+  }
+}
+
+function fieldHidden(type: string, field: string): boolean {
+  if (wireVersion === undefined) return false;
+  const since = FIELD_SINCE[type]?.[field];
+  return since !== undefined && !versionAtLeast(wireVersion, since);
+}
 
 const ENVELOPE_OPEN =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -134,8 +157,9 @@ export function writeValue(name: string, v: unknown, withType: boolean): string 
   if (v instanceof Typed) return `<${name}>${escapeXml(String(v.value))}</${name}>`;
   if (isDataObject(v)) {
     let inner = '';
+    const gated = wireVersion !== undefined && FIELD_SINCE[v._type] !== undefined;
     for (const key in v) {
-      if (key === '_type') continue;
+      if (key === '_type' || (gated && fieldHidden(v._type, key))) continue;
       inner += writeValue(key, v[key], true);
     }
     return withType ? `<${name} xsi:type="${v._type}">${inner}</${name}>` : `<${name}>${inner}</${name}>`;
