@@ -78,7 +78,7 @@ async function dispatch(lab: Lab, r: Request, log?: LabCallLog): Promise<Answer>
       lab, method, self, node: req.call, session, clientIp: r.ip, userAgent: r.userAgent, wireVersion, signal: r.signal,
       userName: session ? vcUserName(session.userName) : '', userNameOf: vcUserName,
     };
-    result = def.run(call);
+    result = withWireVersion(wireVersion, () => def.run(call));
   } catch (err) {
     return faultAnswer(err);
   } finally {

@@ -98,7 +98,7 @@ export const MANAGED_TYPES: Record<string, [string | undefined, string[]]> = {
   ListView: ['ManagedObjectView', []],
   LocalizationManager: [undefined, ['catalog']],
   ManagedEntity: ['ExtensibleManagedObject', ['parent', 'customValue', 'overallStatus', 'configStatus', 'configIssue', 'effectiveRole', 'permission', 'name', 'disabledMethod', 'recentTask', 'declaredAlarmState', 'triggeredAlarmState', 'alarmActionsEnabled', 'tag']],
-  ManagedObjectView: [undefined, ['view']],
+  ManagedObjectView: ['View', ['view']],
   MessageBusProxy: [undefined, []],
   Network: ['ManagedEntity', ['summary', 'host', 'vm', 'name']],
   OpaqueNetwork: ['Network', ['capability', 'extraConfig']],

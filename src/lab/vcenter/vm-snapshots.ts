@@ -6,7 +6,7 @@
 import { mutableVmOf, requireUsable, vmEvent, vmOf, type Call } from './context.js';
 import { faults } from './faults.js';
 import { boolOf, textOf } from './soap-parse.js';
-import { data, ref } from './vim-values.js';
+import { AnyValue, data, ref } from './vim-values.js';
 import { findSnapshot, parentSnapshot, walkSnapshots, type SnapshotNode, type VmState } from './vm-state.js';
 import { powerOff } from './vm-power.js';
 
@@ -43,7 +43,8 @@ function revertTo(vm: VmState, node: SnapshotNode, memory: boolean, suppressPowe
 function revertedEvent(c: Call, vm: VmState, node: SnapshotNode): void {
   vmEvent(c, 'EventEx', vm, `has been reverted to the state of snapshot ${node.name}, with ID ${node.id}`, {
     eventTypeId: 'com.vmware.vc.vm.VmStateRevertedToSnapshot', severity: 'info',
-    arguments: [data('KeyAnyValue', { key: 'snapshotName', value: node.name }), data('KeyAnyValue', { key: 'snapshotId', value: node.id })],
+    // KeyAnyValue.value is xsd:anyType, so it must carry its xsi:type (pyVmomi refuses it bare).
+    arguments: [data('KeyAnyValue', { key: 'snapshotName', value: new AnyValue(node.name) }), data('KeyAnyValue', { key: 'snapshotId', value: new AnyValue(node.id) })],
     objectId: vm.moid, objectType: 'VirtualMachine', objectName: vm.name,
   });
 }

@@ -43,12 +43,18 @@ func newEnv(ctx context.Context, c *govmomi.Client) (*env, error) {
 	}
 	defer func() { _ = v.Destroy(ctx) }()
 	var vms []mo.VirtualMachine
-	ps := []string{"name", "runtime.powerState", "runtime.connectionState", "guest.toolsRunningStatus", "config.template"}
+	ps := []string{"name", "runtime.powerState", "runtime.connectionState", "runtime.host", "guest.toolsRunningStatus", "config.template"}
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, ps, &vms); err != nil {
 		return nil, err
 	}
 	for _, vm := range vms {
 		if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || vm.Runtime.ConnectionState != types.VirtualMachineConnectionStateConnected {
+			continue
+		}
+		// vm.migrate needs a second host in the VM's cluster: skip VMs on standalone hosts.
+		var host mo.HostSystem
+		if vm.Runtime.Host == nil || e.pc.RetrieveOne(ctx, *vm.Runtime.Host, []string{"parent"}, &host) != nil ||
+			host.Parent == nil || host.Parent.Type != "ClusterComputeResource" {
 			continue
 		}
 		if vm.Config != nil && vm.Config.Template {
