@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/vcsim/**', 'test/browser/**', 'test/live/**'],
+          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -21,7 +21,8 @@ export default defineConfig({
       {
         test: {
           name: 'vcsim',
-          include: ['test/vcsim/**/*.test.ts'],
+          // vcsim and the client-conformance suite (govmomi, pyVmomi) need the same Debian packages.
+          include: ['test/vcsim/**/*.test.ts', 'test/conformance/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

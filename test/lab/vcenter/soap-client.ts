@@ -8,7 +8,7 @@ import { Agent, request } from 'undici';
 
 const CA = readFileSync(new URL('../../../src/lab/tls/lab-ca.pem', import.meta.url));
 
-const ARRAYS = new Set(['returnval', 'objects', 'propSet', 'pathSet', 'device', 'rootSnapshotList', 'childSnapshotList', 'ManagedObjectReference', 'VirtualDevice', 'value', 'sampleInfo', 'Event', 'TaskInfo']);
+const ARRAYS = new Set(['returnval', 'objects', 'propSet', 'filterSet', 'objectSet', 'changeSet', 'pathSet', 'device', 'rootSnapshotList', 'childSnapshotList', 'ManagedObjectReference', 'VirtualDevice', 'value', 'sampleInfo', 'Event', 'TaskInfo']);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -34,6 +34,8 @@ export const vimEnvelope = (method: string, thisType: string, thisValue: string,
 
 export class SoapTestClient {
   cookie?: string;
+  /** The version every request names (api-versions.ts: the lab answers in it). */
+  soapAction = 'urn:vim25/8.0.2.0';
   readonly agent = new Agent({ connect: { ca: CA } });
 
   constructor(readonly url: string) {}
@@ -44,7 +46,7 @@ export class SoapTestClient {
       dispatcher: this.agent,
       headers: {
         'content-type': 'text/xml; charset=utf-8',
-        soapaction: 'urn:vim25/8.0.2.0',
+        soapaction: this.soapAction,
         ...(this.cookie ? { cookie: this.cookie } : {}),
       },
       body: vimEnvelope(method, self[0], self[1], args),
