@@ -2,9 +2,9 @@
 // simulated ZVMs) on 127.0.0.1 and builds the configuration that points the real clients at them,
 // with the bundled lab policy and the destructive tools enabled for the lab targets. The same
 // function backs the end-to-end tests, so they run exactly what a user runs.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSettings } from '../config/settings.js';
 import { ConfigError } from '../config/problems.js';
@@ -27,7 +27,7 @@ export const LAB_POLICY_FILE = fileURLToPath(new URL('./lab-policy.yaml', import
 export interface LabOptions {
   /** Environment (DRY_RUN, AUDIT_LOG_PATH, WEB_UI_*...) as the user set it. */
   env?: Record<string, string | undefined>;
-  /** Folder for the audit log and state files when AUDIT_LOG_PATH is not set. */
+  /** Folder for the audit log and state files; default a fresh private temp folder per run. */
   stateDir?: string;
   /** Overrides each vCenter's filler VM count (benchmarks). */
   fillerVms?: number;
@@ -106,7 +106,10 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     throw err;
   }
 
-  const stateDir = opts.stateDir ?? join(tmpdir(), 'zerto-rewind-lab');
+  // A private folder per run (mkdtemp: unpredictable name, mode 0700), not a fixed path in the
+  // shared temp directory that another local user could create first. AUDIT_LOG_PATH puts the
+  // audit log, and the state and restored files beside it, where the user chose.
+  const stateDir = opts.stateDir ?? (env.AUDIT_LOG_PATH ? dirname(env.AUDIT_LOG_PATH) : mkdtempSync(join(tmpdir(), 'zerto-rewind-lab-')));
   mkdirSync(stateDir, { recursive: true });
   if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');
   settings.enableDestructive = true;
