@@ -11,7 +11,7 @@ import { ConfigError } from '../config/problems.js';
 import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
-import { LabCallLog } from './call-log.js';
+import type { LabCallLog } from './call-log.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_CLIENT, LAB_ZERTO_SITES } from './topology.js';
 import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
 import { LabJournal, startLabZvm, type LabZvm } from './zvm/index.js';
@@ -40,13 +40,15 @@ export interface LabOptions {
   autoCheckpointMs?: number;
   /** Start the simulated ZVMs (default true). */
   zerto?: boolean;
+  /** Record every call the simulators serve (tests; src/lab/testing.ts passes one). `--lab` keeps none. */
+  callLog?: LabCallLog;
 }
 
 export interface RunningLab {
   config: LoadedConfig;
   /** Credentials for the simulated targets, to merge into the secret source's environment. */
   env: Record<string, string>;
-  callLog: LabCallLog;
+  callLog?: LabCallLog;
   vcenters: Map<string, LabVcenterHandle>;
   zvms: Map<string, LabZvm>;
   guests: GuestFileSystems;
@@ -61,7 +63,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   // Malformed settings stop lab mode too (DRY_RUN=maybe must not quietly mean false).
   const { settings, problems } = readSettings(env);
   if (problems.length) throw new ConfigError(problems.map((p) => ({ file: 'environment', path: p.variable, reason: p.reason })));
-  const callLog = new LabCallLog();
+  const callLog = opts.callLog;
   const vcenters = new Map<string, LabVcenterHandle>();
   const credentials: Record<string, string> = {};
   const targets: TargetEntry[] = [];

@@ -5,12 +5,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../src/lab/topology.js';
-import { startLabVcenter, type LabVcenterHandle } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle } from '../../src/lab/vcenter/testing/index.js';
 import { startVcsim, type Vcsim } from '../support/vcsim.js';
 import { buildGovmomiClient, checkPyvmomi, differences, runGovmomi, runPyvmomi, type Endpoint, type FlowResult } from './clients.js';
 
-let lab: LabVcenterHandle;
-let labPy: LabVcenterHandle;
+let lab: TestVcenterHandle;
+let labPy: TestVcenterHandle;
 let vcsim: Vcsim;
 let vcsimPy: Vcsim;
 const results: Record<'govmomi' | 'pyvmomi', { lab: FlowResult[]; vcsim: FlowResult[] }> = {
@@ -18,7 +18,7 @@ const results: Record<'govmomi' | 'pyvmomi', { lab: FlowResult[]; vcsim: FlowRes
   pyvmomi: { lab: [], vcsim: [] },
 };
 
-function labEndpoint(h: LabVcenterHandle): Endpoint {
+function labEndpoint(h: TestVcenterHandle): Endpoint {
   return { host: '127.0.0.1', port: h.port, user: LAB_CREDENTIALS.user, password: LAB_CREDENTIALS.password, scheme: 'https' };
 }
 

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectValidatingClient } from './mcp-client.js';
-import { startLab, type LabOptions, type RunningLab } from '../../src/lab/lab-mode.js';
+import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
@@ -14,7 +14,7 @@ import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
 
 export interface LabHarness {
-  lab: RunningLab;
+  lab: TestLab;
   runtime: Runtime;
   client: Client;
   dir: string;

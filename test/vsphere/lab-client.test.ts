@@ -4,7 +4,7 @@
 
 import { describe } from 'vitest';
 import { envSecretSource } from '../../src/core/secrets.js';
-import { startLabVcenter } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter } from '../../src/lab/vcenter/testing/index.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../src/lab/topology.js';
 import { defineClientSuite, defineRoundTripScaling, type SimFactory } from './client-suite.js';
 

@@ -4,14 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { envSecretSource } from '../../src/core/secrets.js';
-import { startLabVcenter, type LabVcenterHandle } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle } from '../../src/lab/vcenter/testing/index.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../src/lab/topology.js';
 import { VsphereClient } from '../../src/vsphere/client.js';
 
 const LAB_CA = new URL('../../src/lab/tls/lab-ca.pem', import.meta.url).pathname;
 const secrets = envSecretSource({ LAB_USER: LAB_CREDENTIALS.user, LAB_PASSWORD: LAB_CREDENTIALS.password });
 
-async function lab(apiVersion: string, taskMs: number): Promise<{ lab: LabVcenterHandle; client: VsphereClient }> {
+async function lab(apiVersion: string, taskMs: number): Promise<{ lab: TestVcenterHandle; client: VsphereClient }> {
   const handle = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, apiVersion, taskMs });
   const url = new URL(handle.url);
   const client = new VsphereClient(
@@ -22,7 +22,7 @@ async function lab(apiVersion: string, taskMs: number): Promise<{ lab: LabVcente
 }
 
 describe('waitForTask against the lab vCenter', () => {
-  let env: { lab: LabVcenterHandle; client: VsphereClient };
+  let env: { lab: TestVcenterHandle; client: VsphereClient };
   beforeAll(async () => {
     env = await lab('8.0.2.0', 1_500);
   });

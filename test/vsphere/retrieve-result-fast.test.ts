@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAB_CREDENTIALS, type LabVcenter, type LabVm } from '../../src/lab/topology.js';
-import { startLabVcenter, type LabVcenterHandle } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle } from '../../src/lab/vcenter/testing/index.js';
 import { extractRetrieveResponse } from '../../src/vsphere/soap/retrieve-result-fast.js';
 import { decodeRetrieveResult, parseEnvelope, parseEnvelopeGeneric } from '../../src/vsphere/soap/xml.js';
 import { decodeXmlEntities } from '../../src/vsphere/soap/xml-shared.js';
@@ -87,7 +87,7 @@ describe('live answers from the simulated vCenter', () => {
       odd('vm-905', 'line\nbreak\ttab'),
     ],
   };
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { envSecretSource } from '../../src/core/secrets.js';
-import { startLabVcenter, type LabVcenterHandle } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle } from '../../src/lab/vcenter/testing/index.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../src/lab/topology.js';
 import { VsphereClient } from '../../src/vsphere/client.js';
 import { VimSession } from '../../src/vsphere/session.js';
@@ -15,7 +15,7 @@ import { TargetPool } from '../../src/vsphere/target-pool.js';
 const LAB_CA = new URL('../../src/lab/tls/lab-ca.pem', import.meta.url).pathname;
 const secrets = envSecretSource({ LAB_USER: LAB_CREDENTIALS.user, LAB_PASSWORD: LAB_CREDENTIALS.password });
 
-let lab: LabVcenterHandle;
+let lab: TestVcenterHandle;
 let target: TargetConfig;
 const closers: Array<() => Promise<void>> = [];
 

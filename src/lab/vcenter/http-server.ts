@@ -10,7 +10,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { LabCallLog } from '../call-log.js';
 import { vcUserName } from './events.js';
 import type { Call, Lab } from './context.js';
-import type { FaultKnobs, Reachability } from './fault-injection.js';
 import { faults, VimFault } from './faults.js';
 import { METHODS } from './methods.js';
 import { isA } from './model.js';
@@ -19,6 +18,30 @@ import { child, moRefOf, parseSoapRequest } from './soap-parse.js';
 import { MoRef } from './vim-values.js';
 import { faultEnvelope, responseEnvelope, withWireVersion } from './xml-writer.js';
 import { serviceVersionsXml, wireVersionOf } from './api-versions.js';
+
+export type HangDuration = number | 'forever';
+
+/** What the HTTP layer must do with a call before serving it (tests plan delays and hangs). */
+export interface CallPlan {
+  delayMs: number;
+  /** Never answer; destroy the socket after this many ms ('forever': only on reset/close). */
+  hang?: HangDuration;
+}
+
+export interface CallPlanner {
+  planFor(method: string): CallPlan;
+}
+
+/** Network control the HTTP server offers (the test knobs take the endpoint off the network). */
+export interface Reachability {
+  stopListening(): Promise<void>;
+  listenAgain(): Promise<void>;
+  /** Drops requests held by a hang (their sockets are destroyed). */
+  releaseHung(): void;
+}
+
+/** `--lab` serves every call at once; only tests install another planner. */
+const SERVE_NOW: CallPlanner = { planFor: () => ({ delayMs: 0 }) };
 
 export interface ServerOptions {
   tls: boolean;
@@ -33,6 +56,7 @@ export interface LabHttpServer extends Reachability {
   port: number;
   url: string;
   close(): Promise<void>;
+  setPlanner(planner: CallPlanner): void;
 }
 
 interface Answer {
@@ -98,7 +122,8 @@ async function dispatch(lab: Lab, r: Request, log?: LabCallLog): Promise<Answer>
   }
 }
 
-export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): Promise<LabHttpServer> {
+export async function serveLab(lab: Lab, o: ServerOptions): Promise<LabHttpServer> {
+  let planner = SERVE_NOW;
   const sockets = new Set<Socket>();
   const hung = new Set<Socket>();
 
@@ -118,7 +143,7 @@ export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): P
       o.onRoundTrip();
       const xml = Buffer.concat(chunks).toString('utf8');
       const method = /<(?:\w+:)?Body[^>]*>\s*<(?:\w+:)?(\w+)/.exec(xml)?.[1] ?? '';
-      const plan = knobs.planFor(method);
+      const plan = planner.planFor(method);
       if (plan.hang !== undefined) {
         // A hung target: the call is logged (it reached vCenter) but never answered.
         o.callLog?.record(`vcenter:${lab.target}`, method, /<_this[^>]*>([^<]*)</.exec(xml)?.[1]);
@@ -184,6 +209,9 @@ export async function serveLab(lab: Lab, knobs: FaultKnobs, o: ServerOptions): P
     close: async () => {
       if (server.listening) await stop();
       destroyAll();
+    },
+    setPlanner: (p) => {
+      planner = p;
     },
   };
 }

@@ -4,13 +4,21 @@
 
 import type { LabCallLog } from '../call-log.js';
 import type { LabVcenter } from '../topology.js';
-import { FaultKnobs, type LabVcenterFaults } from './fault-injection.js';
-import { serveLab } from './http-server.js';
-import { inspector, type LabVcenterModel } from './inspect.js';
+import type { Lab } from './context.js';
+import { serveLab, type LabHttpServer } from './http-server.js';
 import { createLab } from './service.js';
 
-export type { LabVcenterFaults, HangDuration } from './fault-injection.js';
-export type { LabVcenterModel, LabVmView } from './inspect.js';
+/**
+ * What the test-only knobs (testing/index.ts: fault injection, inspection) attach to. `--lab`
+ * never reads it; the knobs and their modules are not part of the shipped lab.
+ */
+export const LAB_INTERNALS: unique symbol = Symbol('lab vCenter internals');
+
+export interface LabInternals {
+  lab: Lab;
+  server: LabHttpServer;
+  roundTrips(): number;
+}
 
 export interface LabVcenterOptions {
   vcenter: LabVcenter;
@@ -37,8 +45,7 @@ export interface LabVcenterHandle {
   url: string;
   port: number;
   close(): Promise<void>;
-  model: LabVcenterModel;
-  faults: LabVcenterFaults;
+  readonly [LAB_INTERNALS]: LabInternals;
 }
 
 /** Directory of the lab TLS files, from src/lab/vcenter or dist/lab/vcenter alike. */
@@ -60,9 +67,8 @@ export async function startLabVcenter(options: LabVcenterOptions): Promise<LabVc
     apiVersion,
     taskMs,
   }, timers);
-  const knobs = new FaultKnobs(lab);
   let roundTrips = 0;
-  const server = await serveLab(lab, knobs, {
+  const server = await serveLab(lab, {
     tls: options.tls ?? true,
     certFile: new URL('lab-server.pem', TLS_DIR),
     keyFile: new URL('lab-server-key.pem', TLS_DIR),
@@ -72,12 +78,10 @@ export async function startLabVcenter(options: LabVcenterOptions): Promise<LabVc
       roundTrips++;
     },
   });
-  knobs.net = server;
   return {
     url: server.url,
     port: server.port,
-    model: inspector(lab, () => roundTrips),
-    faults: knobs,
+    [LAB_INTERNALS]: { lab, server, roundTrips: () => roundTrips },
     close: async () => {
       lab.tasks.close();
       for (const t of timers) clearTimeout(t);

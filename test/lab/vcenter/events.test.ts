@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { objectSpec, propsByMoid, type SoapTestClient } from './soap-client.js';
 import { startVc } from './lab-fixture.js';
 
@@ -9,7 +9,7 @@ type Obj = Record<string, unknown>;
 const ret = (r: { body: Obj }): Obj[] => (r.body.returnval as Obj[] | undefined) ?? [];
 
 describe('lab vCenter: event and task history collectors', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

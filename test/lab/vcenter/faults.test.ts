@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import type { SoapTestClient } from './soap-client.js';
 import { startVc } from './lab-fixture.js';
 
 const TIME: [string, string] = ['ServiceInstance', 'ServiceInstance'];
 
 describe('lab vCenter: network fault knobs', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

@@ -1,12 +1,12 @@
 // Starts a simulated vCenter for a test file and gives it a logged-in SOAP client.
 
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../../src/lab/topology.js';
-import { startLabVcenter, type LabVcenterHandle, type LabVcenterOptions } from '../../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle, type LabVcenterOptions } from '../../../src/lab/vcenter/testing/index.js';
 import { SoapTestClient } from './soap-client.js';
 
 export const VC1 = LAB_VCENTERS[0]!;
 
-export async function startVc(extra: Partial<LabVcenterOptions> = {}): Promise<{ vc: LabVcenterHandle; client: SoapTestClient }> {
+export async function startVc(extra: Partial<LabVcenterOptions> = {}): Promise<{ vc: TestVcenterHandle; client: SoapTestClient }> {
   const vc = await startLabVcenter({ vcenter: VC1, credentials: { ...LAB_CREDENTIALS }, taskMs: 80, ...extra });
   const client = new SoapTestClient(vc.url);
   const login = await client.login(LAB_CREDENTIALS.user, LAB_CREDENTIALS.password);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAB_CREDENTIALS } from '../../../src/lab/topology.js';
-import { startLabVcenter, type LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import { startLabVcenter, type TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { objectSpec, propsByMoid, SoapTestClient, viewSpec } from './soap-client.js';
 import { createView, startVc, VC1 } from './lab-fixture.js';
 
 const PC: [string, string] = ['PropertyCollector', 'propertyCollector'];
 
 describe('lab vCenter: RetrievePropertiesEx paging over 1,000 filler VMs', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {
@@ -66,7 +66,7 @@ describe('lab vCenter: RetrievePropertiesEx paging over 1,000 filler VMs', () =>
 });
 
 describe('lab vCenter: property paths', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LabCallLog } from '../../../src/lab/call-log.js';
 import { LAB_CREDENTIALS } from '../../../src/lab/topology.js';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { objectSpec, SoapTestClient } from './soap-client.js';
 import { startVc, VC1 } from './lab-fixture.js';
 
 describe('lab vCenter: service content, sessions, faults', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
   const callLog = new LabCallLog();
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { objectSpec, propsByMoid, type SoapTestClient } from './soap-client.js';
 import { startVc } from './lab-fixture.js';
 
@@ -24,7 +24,7 @@ function taskMoid(r: { body: Record<string, unknown> }): string {
 }
 
 describe('lab vCenter: tasks and VM mutations', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

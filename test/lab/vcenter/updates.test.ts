@@ -3,7 +3,7 @@
 // pyVmomi's WaitForTask use them, plus type and path validation against the vim25 schema.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { createView, startVc } from './lab-fixture.js';
 import type { SoapTestClient } from './soap-client.js';
 
@@ -40,7 +40,7 @@ function objectSets(update: Obj | undefined): Obj[] {
 }
 
 describe('lab vCenter: property collector updates', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { readFileSync } from 'node:fs';
-import type { LabVcenterHandle } from '../../../src/lab/vcenter/index.js';
+import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { MANAGED_TYPES } from '../../../src/lab/vcenter/vim-schema.js';
 import { startVc } from './lab-fixture.js';
 import { objectSpec, propsByMoid, SoapTestClient } from './soap-client.js';
@@ -14,7 +14,7 @@ const PC: [string, string] = ['PropertyCollector', 'propertyCollector'];
 const text = (v: unknown): string => String((v as Obj)['#text'] ?? v);
 
 describe('lab vCenter: views, managers, versions, events', () => {
-  let vc: LabVcenterHandle;
+  let vc: TestVcenterHandle;
   let client: SoapTestClient;
 
   beforeAll(async () => {

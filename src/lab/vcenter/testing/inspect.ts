@@ -1,9 +1,9 @@
-// Read-only views of the simulated vCenter for tests: what a VM looks like now (power, CPU and
+// Test-only (not shipped with --lab): read-only views of the simulated vCenter for tests: what a VM looks like now (power, CPU and
 // memory, devices, snapshots) without going through SOAP, plus the task and event logs.
 
-import type { Lab } from './context.js';
-import { vmDevices } from './vm-properties.js';
-import type { VmState } from './vm-state.js';
+import type { Lab } from '../context.js';
+import { vmDevices } from '../vm-properties.js';
+import type { VmState } from '../vm-state.js';
 
 export interface LabVmView {
   exists: true;

@@ -1,26 +1,14 @@
-// Fault knobs for tests and the demo: expire every session, hang or delay calls (all, or one
+// Test-only (not shipped with --lab): fault knobs for tests: expire every session, hang or delay calls (all, or one
 // method), fail the next task of a method, change a VM's or host's connection state, and take the
 // whole endpoint off the network. `reset()` undoes all of them.
 
-import type { Lab } from './context.js';
-import type { VmConnectionState } from './vm-state.js';
+import type { Lab } from '../context.js';
+import type { CallPlan, CallPlanner, Reachability } from '../http-server.js';
+import type { VmConnectionState } from '../vm-state.js';
 
-export type HangDuration = number | 'forever';
+import type { HangDuration } from '../http-server.js';
 
-/** What the HTTP layer must do with a call before serving it. */
-export interface CallPlan {
-  delayMs: number;
-  /** Never answer; destroy the socket after this many ms ('forever': only on reset/close). */
-  hang?: HangDuration;
-}
-
-/** Network control the HTTP server provides to the knobs. */
-export interface Reachability {
-  stopListening(): Promise<void>;
-  listenAgain(): Promise<void>;
-  /** Drops requests held by `hang` (their sockets are destroyed). */
-  releaseHung(): void;
-}
+export type { HangDuration } from '../http-server.js';
 
 export interface LabVcenterFaults {
   /** Every live session becomes invalid: the next call faults NotAuthenticated. */
@@ -41,7 +29,7 @@ export interface LabVcenterFaults {
   reset(): Promise<void>;
 }
 
-export class FaultKnobs implements LabVcenterFaults {
+export class FaultKnobs implements LabVcenterFaults, CallPlanner {
   private hangs: Array<{ method?: string; duration: HangDuration }> = [];
   private delays: Array<{ method?: string; ms: number }> = [];
   private down = false;
