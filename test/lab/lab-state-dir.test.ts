@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLab } from '../../src/lab/testing.js';
+import { startLab } from '../../src/lab/testing/index.js';
 
 describe('lab state folder', () => {
   it('is a fresh private folder for each run, not a fixed path in the shared temp directory', async () => {

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectValidatingClient } from './mcp-client.js';
-import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing.js';
+import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing/index.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
@@ -38,7 +38,7 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   /** Bound of the guard's checkpoint wait (lab mode's default is 60 s). */
   checkpointTimeoutMs?: number;
   /** Edits the lab's configuration before the runtime starts (extra targets, site scopes). */
-  editConfig?: (lab: RunningLab) => void;
+  editConfig?: (lab: TestLab) => void;
   /** Tools beyond what lab mode registers (a test's own declarations). */
   extraTools?: AnyTool[];
   /** The clock of the confirmation store and rate limiter (default Date.now). */

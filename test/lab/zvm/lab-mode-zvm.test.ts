@@ -2,13 +2,14 @@
 // own SDK uses (its client id and secret in the banner), and one journal per VPG across sites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envSecretSource } from '../../../src/core/secrets.js';
-import { LAB_CA_FILE, startLab, type RunningLab } from '../../../src/lab/lab-mode.js';
+import { LAB_CA_FILE } from '../../../src/lab/lab-mode.js';
+import { startLab, type TestLab } from '../../../src/lab/testing/index.js';
 import { LAB_ZERTO_CLIENT } from '../../../src/lab/topology.js';
 import { ZvmClient } from '../../../src/zerto/client.js';
 import { withSiteDefaults } from '../../../src/zerto/site-config.js';
 import { tempDir } from '../../support/harness.js';
 
-let lab: RunningLab;
+let lab: TestLab;
 beforeAll(async () => {
   lab = await startLab({ stateDir: tempDir('zr-labzvm-'), env: {}, zvmTaskMs: 50 });
 });

@@ -2,7 +2,7 @@
 // harness whose targets.yaml lists the same simulated vCenter twice (what list_targets must flag).
 import { connectValidatingClient } from '../../support/mcp-client.js';
 import { expect } from 'vitest';
-import { startLab } from '../../../src/lab/testing.js';
+import { startLab } from '../../../src/lab/testing/index.js';
 import { startRuntime } from '../../../src/runtime.js';
 import { envSecretSource } from '../../../src/core/secrets.js';
 import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';

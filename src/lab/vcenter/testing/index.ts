@@ -1,4 +1,4 @@
-// Test-only entry point of the simulated vCenter (not shipped: package.json leaves testing/ out):
+// Test-only entry point of the simulated vCenter (not shipped: tsconfig.build leaves testing/ out):
 // the same server `--lab` runs, plus the knobs tests turn (`faults`: hang, delay, fail a task, take
 // the endpoint off the network) and the read-only `model` view. Tests import startLabVcenter from
 // here; `withKnobs` adds the knobs to a handle started elsewhere (by startLab).

@@ -1,12 +1,12 @@
-// Test-only entry point of the whole lab (not shipped: package.json leaves it out): startLab as
+// Test-only entry point of the whole lab (not shipped: tsconfig.build leaves testing/ out): startLab as
 // `--lab` runs it, plus a call log every simulator records into and the vCenter test knobs. Tests
 // import startLab from here; the product's `--lab` runs lab-mode.ts without either.
 
-import { LabCallLog } from './call-log.js';
-import { startLab as startShipped, type LabOptions, type RunningLab } from './lab-mode.js';
-import { withKnobs, type TestVcenterHandle } from './vcenter/testing/index.js';
+import { LabCallLog } from '../call-log.js';
+import { startLab as startShipped, type LabOptions, type RunningLab } from '../lab-mode.js';
+import { withKnobs, type TestVcenterHandle } from '../vcenter/testing/index.js';
 
-export type { LabOptions } from './lab-mode.js';
+export type { LabOptions } from '../lab-mode.js';
 
 export interface TestLab extends Omit<RunningLab, 'callLog' | 'vcenters'> {
   callLog: LabCallLog;
