@@ -3,7 +3,7 @@
 // object with its common read properties, plus the host's datastore browser.
 
 import { PlainObject, type Model } from './model.js';
-import { arrayOf, data, ref, type DataObject, type MoRef } from './vim-values.js';
+import { AnyValue, arrayOf, data, ref, type DataObject, type MoRef } from './vim-values.js';
 
 /** configManager field -> managed type; moids are `<prefix>-<host moid>` as on vCenter. */
 const HOST_MANAGERS: Array<[field: string, type: string, prefix: string]> = [
@@ -42,7 +42,7 @@ export function addHostManagers(model: Model, hostMoid: string, datastores: MoRe
     }),
   });
   add('firewallSystem', { firewallInfo: data('HostFirewallInfo', { defaultPolicy: data('HostFirewallDefaultPolicy', { incomingBlocked: true, outgoingBlocked: true }), ruleset: [] }) });
-  add('advancedOption', { setting: [data('OptionValue', { key: 'Misc.HostName', value: hostMoid })], supportedOption: arrayOf('OptionDef', []) });
+  add('advancedOption', { setting: [data('OptionValue', { key: 'Misc.HostName', value: new AnyValue(hostMoid) })], supportedOption: arrayOf('OptionDef', []) });
   add('dateTimeSystem', { dateTimeInfo: data('HostDateTimeInfo', { timeZone: data('HostDateTimeSystemTimeZone', { key: 'UTC', name: 'UTC', description: 'UTC', gmtOffset: 0 }), ntpConfig: data('HostNtpConfig', { server: ['pool.ntp.org'] }) }) });
   add('autoStartManager', { config: data('HostAutoStartManagerConfig', { defaults: data('AutoStartDefaults', { enabled: false, startDelay: 120, stopDelay: 120, waitForHeartbeat: false, stopAction: 'PowerOff' }), powerInfo: [] }) });
   model.add(new PlainObject('HostDatastoreBrowser', `hostDatastoreBrowser-${hostMoid}`, { datastore: datastores, supportedType: arrayOf('FileQuery', []) }));

@@ -6,7 +6,7 @@
 
 import { faults } from './faults.js';
 import { PlainObject, type Model } from './model.js';
-import { arrayOf, data, ref, time, type DataObject, type MoRef } from './vim-values.js';
+import { AnyValue, arrayOf, data, ref, time, type DataObject, type MoRef } from './vim-values.js';
 
 /** ServiceContent field -> [managed type, vCenter's moid]. Written in WSDL order. */
 export const SERVICE_MANAGERS: Array<[field: string, type: string, moid: string]> = [
@@ -79,7 +79,11 @@ export function addServiceManagers(model: Model, started: number): void {
     model.add(new PlainObject(type, moid, props));
   };
   add('OptionManager', 'VpxSettings', {
-    setting: [data('OptionValue', { key: 'VirtualCenter.InstanceName', value: 'vcenter' }), data('OptionValue', { key: 'event.maxAge', value: 30 })],
+    // OptionValue.value is xsd:anyType: it carries its xsi:type.
+    setting: [
+      data('OptionValue', { key: 'VirtualCenter.InstanceName', value: new AnyValue('vcenter') }),
+      data('OptionValue', { key: 'event.maxAge', value: new AnyValue(30) }),
+    ],
     supportedOption: arrayOf('OptionDef', []),
   });
   add('UserDirectory', 'UserDirectory', { domainList: ['VSPHERE.LOCAL'] });

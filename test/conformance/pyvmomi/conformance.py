@@ -49,6 +49,29 @@ def summaries(si):
     return "%d summaries on API %s, %d with hwVersion" % (len(vms), si._stub.versionId, hw)
 
 
+def every_property(si):
+    """all=True on each inventory type and each service manager: any field newer than 6.5 fails the parse."""
+    content = si.RetrieveContent()
+    pc = content.propertyCollector
+    spec_of = vmodl.query.PropertyCollector
+    props = 0
+    for kind in [vim.VirtualMachine, vim.HostSystem, vim.ClusterComputeResource, vim.Datastore, vim.Network,
+                 vim.ResourcePool, vim.Folder, vim.Datacenter]:
+        view = content.viewManager.CreateContainerView(content.rootFolder, [kind], True)
+        spec = spec_of.FilterSpec(
+            objectSet=[spec_of.ObjectSpec(obj=view, skip=True, selectSet=[spec_of.TraversalSpec(name="v", path="view", skip=False, type=vim.view.ContainerView)])],
+            propSet=[spec_of.PropertySpec(type=kind, all=True)])
+        result = pc.RetrievePropertiesEx([spec], spec_of.RetrieveOptions(maxObjects=10))
+        props += sum(len(o.propSet) for o in result.objects)
+        view.Destroy()
+    for name in ["authorizationManager", "licenseManager", "extensionManager", "setting", "eventManager", "taskManager",
+                 "perfManager", "sessionManager", "customFieldsManager", "userDirectory"]:
+        manager = getattr(content, name)
+        spec = spec_of.FilterSpec(objectSet=[spec_of.ObjectSpec(obj=manager)], propSet=[spec_of.PropertySpec(type=type(manager), all=True)])
+        props += sum(len(o.propSet) for o in pc.RetrieveContents([spec]))
+    return "%d properties parsed" % props
+
+
 def pick_vm(si):
     for vm in container(si, vim.VirtualMachine):
         rt = vm.summary.runtime
@@ -60,6 +83,7 @@ def pick_vm(si):
 def main():
     old = connect(["vim.version.version11"])  # 6.5
     emit("summary on a 6.5 session", lambda: summaries(old))
+    emit("every property of the inventory and the managers on a 6.5 session", lambda: every_property(old))
     Disconnect(old)
     si = connect()
     emit("summary on the newest session", lambda: summaries(si))
