@@ -67,7 +67,12 @@ export const METHODS: Record<string, MethodDef> = {
   Logout: {
     on: ['SessionManager'],
     run: (c) => {
-      if (c.session) c.lab.sessions.logout(c.session.key);
+      if (c.session) {
+        // A session's filters (and any wait on them) end with it, as on vCenter.
+        const prefix = `${c.session.key}|`;
+        c.lab.filters.destroyOwnedBy((owner) => owner.startsWith(prefix));
+        c.lab.sessions.logout(c.session.key);
+      }
       return undefined;
     },
   },

@@ -165,6 +165,19 @@ describe('lab vCenter: property collector updates', () => {
     expect((await client.call('DestroyPropertyFilter', ['PropertyFilter', f])).fault?.type).toBe('ManagedObjectNotFound');
   });
 
+  it('Logout ends the session\'s filters', async () => {
+    const other = await startVc();
+    try {
+      const f = await createFilter(other.client, filterSpec('VirtualMachine', 'vm-101', ['name']));
+      expect(other.vc.model.lab.model.typeOf(f)).toBe('PropertyFilter');
+      await other.client.call('Logout', ['SessionManager', 'SessionManager']);
+      expect(other.vc.model.lab.model.typeOf(f)).toBeUndefined();
+    } finally {
+      await other.client.close();
+      await other.vc.close();
+    }
+  });
+
   it('validates specs against the vim25 schema: known types with no objects answer empty, unknown ones fault', async () => {
     const view = await createView(client, 'DistributedVirtualSwitch');
     const empty = await client.call('RetrievePropertiesEx', PC,
