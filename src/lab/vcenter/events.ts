@@ -105,7 +105,8 @@ export function eventMatches(rec: EventRecord, f: EventFilter): boolean {
 const EVENT_CATEGORIES: Record<string, string> = {
   VmPoweredOnEvent: 'info', VmPoweredOffEvent: 'info', VmStartingEvent: 'info', VmStoppingEvent: 'info', VmSuspendingEvent: 'info',
   VmSuspendedEvent: 'info', VmResettingEvent: 'info', VmGuestShutdownEvent: 'info', VmGuestRebootEvent: 'info',
-  VmReconfiguredEvent: 'info', VmClonedEvent: 'info', VmMigratedEvent: 'info', VmRelocatedEvent: 'info', VmRemovedEvent: 'info',
+  VmReconfiguredEvent: 'info', VmBeingClonedEvent: 'info', VmClonedEvent: 'info', VmBeingHotMigratedEvent: 'info', VmBeingMigratedEvent: 'info',
+  VmMigratedEvent: 'info', VmBeingRelocatedEvent: 'info', VmRelocatedEvent: 'info', VmRemovedEvent: 'info',
   UserLoginSessionEvent: 'info', TaskEvent: 'info', CustomizationStartedEvent: 'info', CustomizationSucceeded: 'info',
   CustomizationFailed: 'error', EventEx: 'info',
 };

@@ -60,6 +60,13 @@ function relocate(c: Call, p: Placement, descriptionId: string): unknown {
     run: () => {
       const live = mutableVmOf(c, moid);
       const fromHost = live.host;
+      // vCenter announces a move before it makes it: hot migration of a running VM, cold migration,
+      // or a relocation that keeps the host.
+      const toHost = p.host ?? fromHost;
+      const being = toHost === fromHost ? 'VmBeingRelocatedEvent' : live.powerState === 'poweredOn' ? 'VmBeingHotMigratedEvent' : 'VmBeingMigratedEvent';
+      vmEvent(c, being, live, `is being moved to ${nameOf(c.lab, toHost)}`, {
+        destHost: data('HostEventArgument', { name: nameOf(c.lab, toHost), host: ref('HostSystem', toHost) }),
+      });
       if (p.host) live.host = p.host;
       if (p.pool) live.resourcePool = p.pool;
       if (p.folder) live.folder = p.folder;
@@ -104,6 +111,12 @@ export const lifecycleMethods = {
         for (const id of c.lab.model.vmsInFolder(folder)) {
           if (c.lab.model.vmState(id)?.name === name) throw faults.duplicateName(name, ref('VirtualMachine', id));
         }
+        const destHost = loc.host ?? source.host;
+        vmEvent(c, 'VmBeingClonedEvent', source, `is being cloned to ${name}`, {
+          destFolder: data('FolderEventArgument', { name: nameOf(c.lab, folder), folder: ref('Folder', folder) }),
+          destName: name,
+          destHost: data('HostEventArgument', { name: nameOf(c.lab, destHost), host: ref('HostSystem', destHost) }),
+        });
         const moid = `vm-${firstCloneId(c.lab.model.filler.count) + c.lab.model.nextId()}`;
         const seed = hashString(`${c.lab.target}/${moid}/${name}`);
         const clone: VmState = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { objectSpec, propsByMoid, type SoapTestClient } from './soap-client.js';
-import { startVc } from './lab-fixture.js';
+import { settle, startVc } from './lab-fixture.js';
 
 const PC: [string, string] = ['PropertyCollector', 'propertyCollector'];
 type Obj = Record<string, unknown>;
@@ -51,7 +51,7 @@ describe('lab vCenter: event and task history collectors', () => {
     const before = await client.call('RetrievePropertiesEx', PC, objectSpec('EventHistoryCollector', c, ['latestPage']));
     const beforeKeys = new Set(((propsByMoid(before.body).objects.get(c)!.get('latestPage') as Obj | undefined)?.Event as Obj[] | undefined ?? []).map((e) => e.key));
     await client.call('PowerOffVM_Task', ['VirtualMachine', 'vm-101']);
-    await new Promise((r) => setTimeout(r, 150));
+    await settle(vc);
     const after = await client.call('RetrievePropertiesEx', PC, objectSpec('EventHistoryCollector', c, ['latestPage']));
     const page = propsByMoid(after.body).objects.get(c)!.get('latestPage') as Obj;
     expect(page['@_xsi:type']).toBe('ArrayOfEvent');
@@ -83,7 +83,7 @@ describe('lab vCenter: event and task history collectors', () => {
 
   it('collects tasks by entity with CreateCollectorForTasks and ReadNextTasks', async () => {
     await client.call('CreateSnapshot_Task', ['VirtualMachine', 'vm-103'], '<name>t1</name><memory>false</memory><quiesce>false</quiesce>');
-    await new Promise((r) => setTimeout(r, 150));
+    await settle(vc);
     const r = await client.call('CreateCollectorForTasks', ['TaskManager', 'TaskManager'],
       '<filter><entity><entity type="VirtualMachine">vm-103</entity><recursion>self</recursion></entity></filter>');
     const c = String((ret(r)[0] as Record<string, string>)['#text']);

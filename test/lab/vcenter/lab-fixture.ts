@@ -19,3 +19,12 @@ export async function createView(client: SoapTestClient, type: string): Promise<
     `<container type="Folder">group-d1</container><type>${type}</type><recursive>true</recursive>`);
   return String((r.body.returnval as Array<Record<string, unknown>>)[0]!['#text']);
 }
+
+/** Waits until the lab vCenter has no queued or running task (a poll, not a fixed sleep). */
+export async function settle(vc: TestVcenterHandle): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (!vc.model.tasks().some((t) => t.state === 'queued' || t.state === 'running')) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('lab vCenter tasks did not finish in 5 s');
+}

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
-import { createView, startVc } from './lab-fixture.js';
+import { createView, settle, startVc } from './lab-fixture.js';
 import type { SoapTestClient } from './soap-client.js';
 
 type Obj = Record<string, unknown>;
@@ -115,7 +115,7 @@ describe('lab vCenter: property collector updates', () => {
       await createFilter(other.client, viewFilter(view, ['name']));
       const first = await waitEx(other.client, '', '<maxWaitSeconds>0</maxWaitSeconds>');
       await other.client.call('PowerOffVM_Task', ['VirtualMachine', 'vm-103']);
-      await new Promise((r) => setTimeout(r, 150));
+      await settle(other.vc);
       await other.client.call('Destroy_Task', ['VirtualMachine', 'vm-103']);
       let version = String(first!.version);
       let left: Obj | undefined;

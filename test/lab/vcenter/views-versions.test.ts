@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 import { readFileSync } from 'node:fs';
 import type { TestVcenterHandle } from '../../../src/lab/vcenter/testing/index.js';
 import { MANAGED_TYPES } from '../../../src/lab/vcenter/vim-schema.js';
-import { startVc } from './lab-fixture.js';
+import { settle, startVc } from './lab-fixture.js';
 import { objectSpec, propsByMoid, SoapTestClient } from './soap-client.js';
 
 type Obj = Record<string, unknown>;
@@ -87,16 +87,13 @@ describe('lab vCenter: views, managers, versions, events', () => {
 
   it('posts only real vim25 event types for snapshot operations: TaskEvent, and an EventEx for a revert', async () => {
     const before = vc.model.events().length;
-    const waitDone = async (): Promise<void> => {
-      for (let i = 0; i < 100 && vc.model.tasks().some((t) => t.state === 'queued' || t.state === 'running'); i++) await new Promise((r) => setTimeout(r, 10));
-    };
     await client.call('CreateSnapshot_Task', ['VirtualMachine', 'vm-101'], '<name>s1</name><memory>false</memory><quiesce>false</quiesce>');
-    await waitDone();
+    await settle(vc);
     const snap = (vc.model.vm('vm-101') as { snapshots: Array<{ moid: string; name: string }> }).snapshots.find((s) => s.name === 's1')!;
     await client.call('RevertToSnapshot_Task', ['VirtualMachineSnapshot', snap.moid]);
-    await waitDone();
+    await settle(vc);
     await client.call('RemoveSnapshot_Task', ['VirtualMachineSnapshot', snap.moid], '<removeChildren>false</removeChildren>');
-    await waitDone();
+    await settle(vc);
     const types = vc.model.events().slice(before).map((e) => e.type);
     expect(types.filter((t) => t === 'TaskEvent')).toHaveLength(3);
     expect(types).toContain('com.vmware.vc.vm.VmStateRevertedToSnapshot');
