@@ -17,6 +17,8 @@ let zvm: LabZvm;
 let guests: GuestFileSystems;
 const log = new LabCallLog();
 let token = '';
+// Long enough that a loaded machine still sees a task or mount in progress on its first read.
+const TASK_MS = 1_500;
 
 async function call(method: string, path: string, body?: unknown, auth = true): Promise<{ status: number; json: any; headers: Record<string, unknown>; raw: Buffer }> {
   const res = await request(zvm.url + path, {
@@ -35,7 +37,8 @@ async function call(method: string, path: string, body?: unknown, auth = true): 
 }
 
 async function waitTask(id: string): Promise<any> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
     const t = await call('GET', `/v1/tasks/${id}`);
     if (t.json.Status.State !== 1) return t.json;
     await new Promise((r) => setTimeout(r, 30));
@@ -45,7 +48,7 @@ async function waitTask(id: string): Promise<any> {
 
 beforeAll(async () => {
   guests = GuestFileSystems.fromTopology();
-  zvm = await startLabZvm({ site, guests, credentials: { ...LAB_CREDENTIALS }, clientSecret: 's3cr3t-value', callLog: log, autoCheckpointMs: 100, taskDurationMs: 100 });
+  zvm = await startLabZvm({ site, guests, credentials: { ...LAB_CREDENTIALS }, clientSecret: 's3cr3t-value', callLog: log, autoCheckpointMs: 100, taskDurationMs: TASK_MS });
   const res = await request(`${zvm.url}/auth/realms/zerto/protocol/openid-connect/token`, {
     method: 'POST', dispatcher, headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'password', client_id: 'zerto-client', username: LAB_CREDENTIALS.user, password: LAB_CREDENTIALS.password }).toString(),
@@ -131,7 +134,7 @@ describe('simulated ZVM', () => {
     expect(mount.status).toBe(200);
     const sessionId = mount.json as string;
     expect((await call('GET', `/v1/flrs/${sessionId}`)).json[0].FlrSessionStatus).toBe('MountInProgress');
-    for (let i = 0; i < 50 && (await call('GET', `/v1/flrs/${sessionId}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
+    for (let i = 0; i < 600 && (await call('GET', `/v1/flrs/${sessionId}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
     zvmFaults(zvm).flrSessionShape('object');
     expect((await call('GET', `/v1/flrs/${sessionId}`)).json.FlrSessionStatus).toBe('MountCompletedSuccessfully');
     const root = await call('POST', `/v1/flrs/${sessionId}/browse`, { path: '' });
@@ -227,7 +230,7 @@ describe('simulated ZVM, closer to a real one', () => {
     zvm.state.autoCheckpoint();
     const cp = (await call('GET', `/v1/vpgs/${VPG_APP}/checkpoints`)).json.at(-1);
     const sid = (await call('POST', '/v1/flrs', { jflr: { vpgIdentifier: VPG_APP, vmIdentifier: APP, checkpointIdentifier: cp.CheckpointIdentifier } })).json;
-    for (let i = 0; i < 100 && (await call('GET', `/v1/flrs/${sid}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
+    for (let i = 0; i < 600 && (await call('GET', `/v1/flrs/${sid}`)).json[0].FlrSessionStatus !== 'MountCompletedSuccessfully'; i++) await new Promise((r) => setTimeout(r, 30));
     const folder = 'partition#1 Ext4/srv/big';
     expect((await call('POST', `/v1/flrs/${sid}/browse`, { path: folder })).json.PathItems).toHaveLength(50);
     expect((await call('POST', `/v1/flrs/${sid}/browse`, { path: folder, pageNumber: 2 })).json.PathItems).toHaveLength(20);
