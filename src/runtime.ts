@@ -17,6 +17,7 @@ import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
 import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
+import { startGateway, type Gateway } from './downstream/gateway.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -31,6 +32,8 @@ export interface RuntimeOptions {
   perTargetConcurrency?: number;
   /** The clock of proposals' TTL and the rate limits (default Date.now). */
   clock?: () => number;
+  /** First restart delay of a downstream server that went down (doubles per attempt); default 500 ms. */
+  downstreamBackoffMs?: number;
 }
 
 export interface Runtime {
@@ -59,6 +62,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
 
+  const locator = vsphere ? createVsphereLocator(vsphere, config.targets.map((t) => t.name)) : undefined;
   let zerto: ZertoServices | undefined;
   if (config.app.sites.length) {
     const sites = config.app.sites.map((s) => {
@@ -73,14 +77,22 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     zerto = {
       sites, flrSessions, restoreDir: config.app.restoreDir,
       checkpointTimeoutMs: config.app.guard.checkpointTimeoutMs, pollIntervalMs: config.app.guard.pollIntervalMs,
-      ...(vsphere ? { locator: createVsphereLocator(vsphere, config.targets.map((t) => t.name)) } : {}),
+      ...(locator ? { locator } : {}),
     };
     // A crash mid-restore leaves a mounted session: say so at startup (ending it is the agent's
     // or the operator's call, through zerto_list_flr_sessions / zerto_end_flr_session).
     await flrSessions.reportLeftovers().catch((err) => logger.warn({ err: String(err) }, 'could not read the FLR session state file'));
   }
 
-  const tools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  let gateway: Gateway | undefined;
+  if (config.app.downstream.length) {
+    gateway = await startGateway(config.app.downstream, {
+      logger, policy: config.policy, ownTools: ownTools.map((t) => t.name),
+      ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
+    });
+  }
+  const tools = [...ownTools, ...(gateway?.tools ?? [])];
   const builtIn: CatalogEntry[] = [
     ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
@@ -93,16 +105,18 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     settings,
     targets: config.targets,
     policy: config.policy,
-    audit,
+    audit: gateway ? gateway.audit(audit) : audit,
     secrets,
     logger,
     tools,
+    ...(gateway ? { dynamicTools: gateway.dynamic } : {}),
     confirmationTtlSeconds: config.confirmationTtlSeconds,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(zerto ? { guard: createZertoGuard(zerto, vsphere) } : {}),
     webUi: { enabled: settings.webUi.enabled, ...(webUrl ? { url: webUrl } : {}) },
     ext: {
       ...(vsphere ? { vsphere } : {}),
+      ...(locator ? { locator } : {}),
       ...(zerto ? { zerto } : {}),
       catalog,
       ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
@@ -128,6 +142,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
       await built.close();
+      await gateway?.close().catch((err) => logger.warn({ err: String(err) }, 'stopping downstream servers failed'));
       await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
       await audit.close();

@@ -38,6 +38,13 @@ export interface ServerDeps {
   webUi?: { enabled: boolean; url?: string };
   /** The clock of proposals' TTL and the rate limits (default Date.now); tests move it by hand. */
   clock?: () => number;
+  /** Tools whose set changes while the process runs (the gateway's downstream tools). */
+  dynamicTools?: DynamicTools;
+}
+
+export interface DynamicTools {
+  current(): AnyTool[];
+  onChange(listener: () => void): void;
 }
 
 export interface BuiltServer {
@@ -74,12 +81,13 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     },
   });
 
-  const tools = selectTools(deps.tools, services, { enableDestructive: deps.settings.enableDestructive });
+  const dynamic = deps.dynamicTools;
+  const tools = selectTools(deps.tools, services, { enableDestructive: deps.settings.enableDestructive, lifecycle: dynamic !== undefined });
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   const server = new Server(
     { name: 'zerto-rewind-mcp', title: 'Zerto Rewind (vSphere + Zerto guard)', version: VERSION },
-    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: dynamic ? { listChanged: true } : {} }, instructions: SERVER_INSTRUCTIONS },
   );
 
   const identityOf = (): string => {
@@ -87,12 +95,20 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     return c ? `${c.name}/${c.version}` : 'unknown-client';
   };
 
-  // The listing is derived from declarations that never change while the process runs.
+  // The listing is derived from declarations that never change while the process runs; the
+  // dynamic part (downstream tools) is rebuilt when its source says it changed.
   const listing = tools.map(listed);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+  let dynamicTools = new Map((dynamic?.current() ?? []).map((t) => [t.name, t]));
+  let dynamicListing = [...dynamicTools.values()].map(listed);
+  dynamic?.onChange(() => {
+    dynamicTools = new Map(dynamic.current().map((t) => [t.name, t]));
+    dynamicListing = [...dynamicTools.values()].map(listed);
+    void server.sendToolListChanged().catch(() => undefined);
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...listing, ...dynamicListing] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name);
+    const tool = byName.get(request.params.name) ?? dynamicTools.get(request.params.name);
     if (!tool) {
       const error = new AppError('invalid_input', `Unknown tool '${request.params.name}'.`, {
         hint: 'Call tools/list; destructive tools exist only when the server runs with ENABLE_DESTRUCTIVE=true.',
@@ -113,7 +129,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
         .catch(() => undefined);
     };
     const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), signal: extra.signal, progress });
-    return render(outcome, deps.secrets.knownValues());
+    return (tool.present ?? render)(outcome, deps.secrets.knownValues());
   });
 
   return {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { resolveRelative } from './paths.js';
 import { zodProblems, type ConfigProblem } from './problems.js';
+import { DownstreamEntrySchema, expandDownstream, type DownstreamServerConfig } from './downstream-config.js';
 
 const SiteSchema = z
   .object({
@@ -41,6 +42,7 @@ export const AppConfigSchema = z
     guard: GuardSchema.default({ checkpoint_timeout_seconds: 120, poll_interval_ms: 2_000 }),
     mutating_tools: z.array(CatalogEntrySchema).default([]),
     restore_dir: z.string().min(1).default('./restored'),
+    downstream: z.array(DownstreamEntrySchema).default([]),
     // zerto-ai-rewind shorthand: one site, inline credentials.
     zerto_url: z.url({ protocol: /^https?$/ }).optional(),
     username: z.string().optional(),
@@ -66,6 +68,8 @@ export interface AppConfig {
   guard: { checkpointTimeoutMs: number; pollIntervalMs: number };
   catalog: CatalogEntry[];
   restoreDir: string;
+  /** Downstream MCP servers put behind this one (the gateway), env references expanded. */
+  downstream: DownstreamServerConfig[];
   /** Variables synthesised from the shorthand's inline credentials, merged into the secret source. */
   inlineCredentials: Record<string, string>;
   warnings: string[];
@@ -73,12 +77,17 @@ export interface AppConfig {
 
 const SHORTHAND_PREFIX = 'ZERTO_REWIND_INLINE';
 
-export function parseAppConfig(raw: unknown, file: string): { config?: AppConfig; problems: ConfigProblem[] } {
+/** `env` is where downstream `${VAR}` references are looked up. */
+export function parseAppConfig(raw: unknown, file: string, env: Record<string, string | undefined> = {}): { config?: AppConfig; problems: ConfigProblem[] } {
   const parsed = AppConfigSchema.safeParse(raw);
   if (!parsed.success) return { problems: zodProblems(file, parsed.error) };
   const c = parsed.data;
   const warnings: string[] = [];
   const inlineCredentials: Record<string, string> = {};
+  const downstream = expandDownstream(c.downstream, env, file);
+  if (downstream.problems.length) return { problems: downstream.problems };
+  // Registered like the shorthand's password: the secret source redacts *_SECRET values.
+  downstream.secretValues.forEach((v, i) => { inlineCredentials[`ZERTO_REWIND_DOWNSTREAM_${i}_SECRET`] = v; });
   const sites: ZertoSiteEntry[] = c.sites.map((s) => ({
     name: s.name, url: s.url, clientId: s.client_id, credentialPrefix: s.credential_env_prefix,
     // A configured CA is only useful with verification on: naming one turns it on.
@@ -109,6 +118,7 @@ export function parseAppConfig(raw: unknown, file: string): { config?: AppConfig
       guard: { checkpointTimeoutMs: c.guard.checkpoint_timeout_seconds * 1000, pollIntervalMs: c.guard.poll_interval_ms },
       catalog: c.mutating_tools,
       restoreDir: resolveRelative(file, c.restore_dir),
+      downstream: downstream.servers,
       inlineCredentials,
       warnings,
     },

@@ -21,7 +21,7 @@ export interface LoadedConfig {
 }
 
 export const EMPTY_APP_CONFIG: AppConfig = {
-  sites: [], guard: { checkpointTimeoutMs: 120_000, pollIntervalMs: 2_000 }, catalog: [], restoreDir: './restored', inlineCredentials: {}, warnings: [],
+  sites: [], guard: { checkpointTimeoutMs: 120_000, pollIntervalMs: 2_000 }, catalog: [], restoreDir: './restored', downstream: [], inlineCredentials: {}, warnings: [],
 };
 
 /**
@@ -45,7 +45,7 @@ export function loadConfiguration(env: Record<string, string | undefined>, cwd: 
   if (configFile) {
     try {
       const raw = JSON.parse(readFileSync(configFile, 'utf8')) as unknown;
-      const parsed = parseAppConfig(raw, configFile);
+      const parsed = parseAppConfig(raw, configFile, env);
       problems.push(...parsed.problems);
       if (parsed.config) app = parsed.config;
     } catch (err) {

@@ -77,6 +77,10 @@ export const PolicyFileSchema = z
     targets: z.record(z.string(), TargetBlock).default({}),
     protected: z.array(ProtectedSchema).default([]),
     rules: z.array(RuleSchema).default([]),
+    /** Gateway: a downstream mutating tool that is neither catalogued nor on a server bound to a VM. */
+    downstream_unlisted: Action.default('deny'),
+    /** Gateway: downstream tools annotated destructiveHint: true go through proposal + confirm_action. */
+    downstream_two_phase: z.boolean().default(false),
   })
   .strict();
 
@@ -113,4 +117,4 @@ export function parsePolicy(text: string, file: string): { policy?: PolicyFile; 
 }
 
 /** Used when no policy file exists: the strict built-in defaults and nothing else. */
-export const EMPTY_POLICY: PolicyFile = { defaults: {}, targets: {}, protected: [], rules: [] };
+export const EMPTY_POLICY: PolicyFile = { defaults: {}, targets: {}, protected: [], rules: [], downstream_unlisted: 'deny', downstream_two_phase: false };

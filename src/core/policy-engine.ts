@@ -170,3 +170,22 @@ function pathMatches(objectPath: string, wanted: string): boolean {
   if (!clean.includes('/')) return objectPath.split('/').includes(clean);
   return objectPath === clean || objectPath.startsWith(`${clean}/`);
 }
+
+/**
+ * The gateway's rule for a downstream mutating tool that nothing guards (not catalogued, its
+ * server not bound to a VM): `downstream_unlisted`, deny unless the operator allowed it.
+ */
+export function decideUnlistedDownstream(policy: PolicyFile, tool: string): { allowed: boolean; reason: string } {
+  if (policy.downstream_unlisted === 'allow') {
+    return { allowed: true, reason: `'${tool}' is not guarded (not catalogued, its server is not bound to a VM); allowed by downstream_unlisted: allow` };
+  }
+  return {
+    allowed: false,
+    reason: `'${tool}' may change something, but nothing says which VM it changes (it is not in the mutating catalog and its server has no 'vm' binding), so it is denied by downstream_unlisted: deny`,
+  };
+}
+
+/** Whether a downstream tool annotated destructiveHint: true goes through proposal + confirmation. */
+export function downstreamTwoPhase(policy: PolicyFile): boolean {
+  return policy.downstream_two_phase;
+}

@@ -30,9 +30,14 @@ interface GuestVm {
 
 export type GuestWriteListener = (vmIdentifier: string, version: GuestFileVersion) => void;
 
+/** Folds changes made outside this model (a guest folder on disk) into it; see GuestFolder. */
+export type GuestSync = () => void;
+
 export class GuestFileSystems {
   private readonly vms = new Map<string, GuestVm>();
   private readonly listeners = new Set<GuestWriteListener>();
+  private readonly syncs = new Set<GuestSync>();
+  private syncing = false;
   private last = 0;
 
   /** Guests for every topology VM, each holding its `files` as of time 0 (before any checkpoint). */
@@ -56,6 +61,31 @@ export class GuestFileSystems {
     const t = Math.max(Date.now(), this.last + 0.001);
     this.last = t;
     return t;
+  }
+
+  /**
+   * The time of a journal checkpoint. Changes made on disk since the last capture are recorded
+   * first, so everything written before the checkpoint is ordered before it.
+   */
+  checkpointTime(): number {
+    this.sync();
+    return this.now();
+  }
+
+  /** Registers a source of outside changes, captured before each checkpoint and each current read. */
+  addSync(sync: GuestSync): () => void {
+    this.syncs.add(sync);
+    return () => this.syncs.delete(sync);
+  }
+
+  sync(): void {
+    if (this.syncing) return;
+    this.syncing = true;
+    try {
+      for (const s of this.syncs) s();
+    } finally {
+      this.syncing = false;
+    }
   }
 
   addVm(vm: GuestVmRef, os: GuestOs, name = keyOf(vm)): void {
@@ -83,6 +113,7 @@ export class GuestFileSystems {
 
   /** Current content, or undefined when the file does not exist. */
   read(vm: GuestVmRef, path: string): Buffer | undefined {
+    this.sync();
     return this.readAt(vm, path, Number.POSITIVE_INFINITY);
   }
 

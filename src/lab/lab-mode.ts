@@ -3,6 +3,7 @@
 // with the bundled lab policy and the destructive tools enabled for the lab targets. The same
 // function backs the end-to-end tests, so they run exactly what a user runs.
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,9 @@ import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
 import type { LabCallLog } from './call-log.js';
-import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_CLIENT, LAB_ZERTO_SITES } from './topology.js';
+import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_CLIENT, LAB_ZERTO_SITES, labVmIdentifier } from './topology.js';
+import { GuestFolder } from './guest-folder.js';
+import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
 import { LabJournal, startLabZvm, type LabZvm } from './zvm/index.js';
 import { GuestFileSystems } from './guest-files.js';
@@ -42,7 +45,15 @@ export interface LabOptions {
   zerto?: boolean;
   /** Record every call the simulators serve (tests; src/lab/testing.ts passes one). `--lab` keeps none. */
   callLog?: LabCallLog;
+  /**
+   * Put the real filesystem MCP server behind the gateway as downstream `guestfs`, rooted at
+   * app-01's files on disk (default false here; `--lab` turns it on).
+   */
+  guestfs?: boolean;
 }
+
+/** The lab guest whose files the guestfs downstream serves. */
+export const GUESTFS_VM = 'app-01';
 
 export interface RunningLab {
   config: LoadedConfig;
@@ -52,6 +63,8 @@ export interface RunningLab {
   vcenters: Map<string, LabVcenterHandle>;
   zvms: Map<string, LabZvm>;
   guests: GuestFileSystems;
+  /** app-01's files on disk, served by the guestfs downstream (with guestfs: true). */
+  guestFolder?: GuestFolder;
   /** The lab-only guest-write tool and its catalog entry, for startRuntime. */
   extraTools: AnyTool[];
   extraBuiltInCatalog: CatalogEntry[];
@@ -116,6 +129,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');
   settings.enableDestructive = true;
   settings.targetsFile = '(lab)';
+  const guestFolder = opts.guestfs ? openGuestFolder(guests, stateDir) : undefined;
   const policy = opts.policy ?? new PolicyFileStore(env.POLICY_FILE || LAB_POLICY_FILE, true);
   settings.policyFile = env.POLICY_FILE || LAB_POLICY_FILE;
 
@@ -124,6 +138,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     targets,
     app: {
       ...EMPTY_APP_CONFIG, sites, restoreDir: join(stateDir, 'restored'),
+      downstream: guestFolder ? [guestfsDownstream(guestFolder.root)] : [],
       guard: { checkpointTimeoutMs: 60_000, pollIntervalMs: 200 },
     },
     policy,
@@ -134,16 +149,37 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         `${sites.map((s) => `Zerto site ${s.name} at ${s.url}`).join(', ')}; audit log ${settings.auditLogPath}.`,
       ...(sites.length ? [`Lab ZVM API clients: client_credentials with client_id ${LAB_ZERTO_CLIENT.id} and client_secret ${LAB_ZERTO_CLIENT.secret}, ` +
         `or the password grant with client_id zerto-client, user ${LAB_CREDENTIALS.user}.`] : []),
+      ...(guestFolder ? [`Lab gateway: downstream 'guestfs' (the filesystem MCP server) serves ${GUESTFS_VM}'s files at ${guestFolder.root}; its writes are checkpointed first.`] : []),
     ],
   };
   return {
-    config, env: credentials, callLog, vcenters, zvms, guests,
+    config, env: credentials, callLog, vcenters, zvms, guests, ...(guestFolder ? { guestFolder } : {}),
     extraTools: labTools(guests), extraBuiltInCatalog: LAB_CATALOG,
-    stop: stopAll,
+    async stop() {
+      await stopAll();
+      guestFolder?.close();
+    },
+  };
+}
+
+function openGuestFolder(guests: GuestFileSystems, stateDir: string): GuestFolder {
+  const vc = LAB_VCENTERS.find((v) => v.vms.some((vm) => vm.name === GUESTFS_VM))!;
+  const vm = vc.vms.find((x) => x.name === GUESTFS_VM)!;
+  // A private folder per run: two labs never share (or clobber) a guest's files.
+  const root = mkdtempSync(join(stateDir, `guest-${GUESTFS_VM}-`));
+  return GuestFolder.open(guests, { target: vc.target, moid: vm.moid }, labVmIdentifier(vc.target, vm.moid), root);
+}
+
+/** The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its VM. */
+function guestfsDownstream(root: string): DownstreamServerConfig {
+  const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+  return {
+    name: 'guestfs', command: process.execPath, args: [entry, root], env: {}, vm: GUESTFS_VM,
+    startupTimeoutMs: 30_000, callTimeoutMs: 60_000,
   };
 }
 
 /** main.ts's entry: the lab configured from the user's environment. */
 export async function startLabMode(env: Record<string, string | undefined>, _cwd: string): Promise<RunningLab> {
-  return startLab({ env });
+  return startLab({ env, guestfs: true });
 }

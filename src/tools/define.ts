@@ -7,16 +7,18 @@ import type { z } from 'zod';
 import type { Category } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
+import type { ToolOutcome } from './pipeline-call.js';
 
 /** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
-export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab';
+export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
 
 /** The group a toolset selector may turn on or off as a whole. Plain data; nothing reads it yet. */
 export type Toolset =
   | 'vsphere_read' | 'vsphere_change' | 'vsphere_destructive'
-  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab';
+  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab' | 'downstream';
 
 export interface TargetRef {
   name: string;
@@ -139,6 +141,18 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * its category's: confirm_action is a lifecycle call that executes destructive proposals.
    */
   destructiveHint?: boolean;
+  /**
+   * A tool whose schemas and result belong to someone else (a downstream server's, re-exported by
+   * the gateway): the listing advertises these JSON schemas and annotations as they are, instead
+   * of the ones derived from the zod schemas and the category.
+   */
+  listing?: {
+    inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
+    annotations: ReturnType<typeof annotationsOf>;
+  };
+  /** Renders the outcome instead of the default (the gateway returns a downstream's result as it came). */
+  present?: (outcome: ToolOutcome, secrets: readonly string[]) => CallToolResult;
 
   /** Lifecycle tools act on a proposal, not on objects: the object steps are skipped for them. */
   direct?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;

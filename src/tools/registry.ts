@@ -10,6 +10,8 @@ import type { ToolServices } from './services.js';
 
 export interface RegistryOptions {
   enableDestructive: boolean;
+  /** Register the lifecycle tools even when no declared tool is two-phase (gateway tools may become two-phase). */
+  lifecycle?: boolean;
 }
 
 /** Whether a configuration offers a surface. Lab tools are only ever passed in by lab mode (or a test). */
@@ -18,6 +20,8 @@ const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> =
   zerto: (s) => s.ext.zerto !== undefined,
   lifecycle: () => true,
   lab: () => true,
+  // The gateway passes its declarations in only when downstream servers are configured.
+  downstream: () => true,
 };
 
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
@@ -32,7 +36,7 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
     if (names.has(t.name)) throw new Error(`tool ${t.name} is declared twice`);
     names.add(t.name);
   }
-  return chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
+  return opts.lifecycle || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
 }
 
 const GuardOutcomeSchema = z.looseObject({
@@ -64,11 +68,15 @@ export interface ListedTool {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations: ReturnType<typeof annotationsOf>;
 }
 
 export function listed(tool: AnyTool): ListedTool {
+  if (tool.listing) {
+    const { inputSchema, outputSchema, annotations } = tool.listing;
+    return { name: tool.name, title: tool.title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations };
+  }
   return {
     name: tool.name,
     title: tool.title,

@@ -13,6 +13,7 @@ import type { TargetPool } from '../vsphere/target-pool.js';
 import type { ZertoServices } from './zerto/services.js';
 import type { MutatingCatalog } from '../core/catalog.js';
 import type { Logger } from '../core/logger.js';
+import type { VmLocator } from '../zerto/index.js';
 
 export interface ToolServices {
   settings: Settings;
@@ -39,6 +40,8 @@ export interface ServiceExtensions {
   fanOutTimeoutMs?: number;
   /** Zerto sites, locator, FLR sessions; absent without a Zerto site. */
   zerto?: ZertoServices;
+  /** Finds a VM by name, hostname or IP across the vSphere targets; absent in Zerto-only mode. */
+  locator?: VmLocator;
   /** The mutating-tool catalog (built in, config.json, added). */
   catalog?: MutatingCatalog;
 }

@@ -102,12 +102,12 @@ export class LabZvmState {
 
   /** Adds an automatic checkpoint to every VPG this site sees (tests call this). */
   autoCheckpoint(): void {
-    this.journal.autoCheckpoint(this.vpgs.map((v) => v.id), this.guests.now());
+    this.journal.autoCheckpoint(this.vpgs.map((v) => v.id), this.guests.checkpointTime());
   }
 
   /** The timer's tick: the VPGs whose journal this site keeps ticking (one tick per VPG per lab). */
   tick(): void {
-    this.journal.tick(this.site.name, this.guests.now());
+    this.journal.tick(this.site.name, this.guests.checkpointTime());
   }
 
   /** Checkpoints listed now, oldest first. */
@@ -131,7 +131,7 @@ export class LabZvmState {
     const done = task.started + task.durationMs;
     const delay = this.behaviour.checkpointDelayMs;
     const visibleAt = task.failReason !== undefined || delay === 'never' ? Number.POSITIVE_INFINITY : done + delay;
-    this.journal.addTagged(vpgId, tag, this.guests.now(), visibleAt);
+    this.journal.addTagged(vpgId, tag, this.guests.checkpointTime(), visibleAt);
     return task;
   }
 

@@ -1,0 +1,110 @@
+// Every downstream server of this process: started together at startup (each bounded by its own
+// timeout), their tools re-exported as `<server>__<tool>`, kept current as they restart or send
+// list_changed. A name that is invalid or collides refuses the start (the operator must fix the
+// config); one that appears later is left out, logged and shown by list_downstream.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DownstreamServerConfig } from '../config/downstream-config.js';
+import type { Logger } from '../core/logger.js';
+import { DownstreamConnection, type DownstreamStatus } from './connection.js';
+import { exportedName, namingProblems, type NamingProblem } from './naming.js';
+
+export interface ExportedTool {
+  /** `<server>__<tool>`, the name clients call. */
+  name: string;
+  server: string;
+  tool: Tool;
+  connection: DownstreamConnection;
+}
+
+export interface ManagerOptions {
+  logger: Logger;
+  /** Names of this server's own tools: a downstream tool may not take one. */
+  taken: ReadonlySet<string>;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export class DownstreamStartupError extends Error {
+  constructor(readonly problems: NamingProblem[]) {
+    super(`downstream tool names refused, so the server does not start:\n${problems.map((p) => `  ${p.server} / ${p.tool}: ${p.reason}`).join('\n')}`);
+    this.name = 'DownstreamStartupError';
+  }
+}
+
+export interface DownstreamListing extends DownstreamStatus {
+  /** Downstream tools left out because their exported name was invalid or taken. */
+  refused_tools: string[];
+}
+
+export class DownstreamManager {
+  private readonly connections: DownstreamConnection[];
+  private current: ExportedTool[] = [];
+  private refused: NamingProblem[] = [];
+  private readonly listeners = new Set<() => void>();
+  private started = false;
+
+  constructor(configs: DownstreamServerConfig[], private readonly opts: ManagerOptions) {
+    this.connections = configs.map((c) => new DownstreamConnection(c, {
+      logger: opts.logger,
+      ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
+      ...(opts.maxBackoffMs !== undefined ? { maxBackoffMs: opts.maxBackoffMs } : {}),
+    }));
+    for (const c of this.connections) c.onToolsChanged(() => this.recompute());
+  }
+
+  /** Starts every server; a name problem among those that came up refuses the start (and stops them all). */
+  async start(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.start()));
+    const problems = namingProblems(this.pairs(), this.opts.taken);
+    if (problems.length) {
+      await this.close();
+      throw new DownstreamStartupError(problems);
+    }
+    this.started = true;
+    this.recompute();
+  }
+
+  tools(): ExportedTool[] {
+    return this.current;
+  }
+
+  find(name: string): ExportedTool | undefined {
+    return this.current.find((t) => t.name === name);
+  }
+
+  status(): DownstreamListing[] {
+    return this.connections.map((c) => ({
+      ...c.status(),
+      refused_tools: this.refused.filter((p) => p.server === c.config.name).map((p) => p.tool),
+    }));
+  }
+
+  /** Called after the exported set changed (a server came up, restarted, or sent list_changed). */
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+
+  private pairs() {
+    return this.connections.flatMap((c) => c.listTools().map((t) => ({ server: c.config.name, tool: t.name })));
+  }
+
+  private recompute(): void {
+    if (!this.started) return;
+    const problems = namingProblems(this.pairs(), this.opts.taken);
+    const refusedKey = new Set(problems.map((p) => `${p.server}\u0000${p.tool}`));
+    for (const p of problems) {
+      if (!this.refused.some((r) => r.server === p.server && r.tool === p.tool)) this.opts.logger.error({ downstream: p.server, tool: p.tool }, `downstream tool left out: ${p.reason}`);
+    }
+    this.refused = problems;
+    const next: ExportedTool[] = this.connections.flatMap((c) => c.listTools()
+      .filter((t) => !refusedKey.has(`${c.config.name}\u0000${t.name}`))
+      .map((t) => ({ name: exportedName(c.config.name, t.name), server: c.config.name, tool: t, connection: c })));
+    const changed = next.length !== this.current.length || next.some((t, i) => t.name !== this.current[i]!.name || t.tool !== this.current[i]!.tool);
+    this.current = next;
+    if (changed) for (const l of this.listeners) l();
+  }
+}
