@@ -12,6 +12,7 @@ import { PolicyFileStore } from '../../src/config/policy-store.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
+import type { DownstreamServerConfig } from '../../src/config/downstream-config.js';
 
 export interface LabHarness {
   lab: TestLab;
@@ -43,6 +44,11 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   extraTools?: AnyTool[];
   /** The clock of the confirmation store and rate limiter (default Date.now). */
   clock?: () => number;
+  /** Downstream servers put behind the gateway (besides guestfs with guestfs: true). */
+  downstream?: DownstreamServerConfig[];
+  /** Secret values config.json would have registered (expanded downstream env references). */
+  inlineCredentials?: Record<string, string>;
+  downstreamBackoffMs?: number;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -56,10 +62,23 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
   if (opts.checkpointTimeoutMs !== undefined) lab.config.app.guard.checkpointTimeoutMs = opts.checkpointTimeoutMs;
+  if (opts.downstream) lab.config.app.downstream = [...lab.config.app.downstream, ...opts.downstream];
   opts.editConfig?.(lab);
   const env = { ...(opts.env ?? {}), ...lab.env };
-  const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, extraTools: [...lab.extraTools, ...(opts.extraTools ?? [])], extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
+  const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials, ...(opts.inlineCredentials ?? {}) });
+  let runtime: Runtime;
+  try {
+    runtime = await startRuntime({
+      config: lab.config, secrets, logger: opts.logger ?? silentLogger,
+      extraTools: [...lab.extraTools, ...(opts.extraTools ?? [])], extraBuiltInCatalog: lab.extraBuiltInCatalog,
+      ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.downstreamBackoffMs !== undefined ? { downstreamBackoffMs: opts.downstreamBackoffMs } : {}),
+    });
+  } catch (err) {
+    await lab.stop();
+    throw err;
+  }
   const client = await connectValidatingClient(runtime.built.server, 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
