@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // The whole loop, end to end, as a user would see it: spawn `zerto-rewind-mcp --lab`, drive it as a
-// real MCP client over stdio, and show that the Zerto journal undoes a bad change to a guest file.
-//   find protection -> guard (tagged checkpoint) -> bad change -> human confirms -> recover -> equal
+// real MCP client over stdio, and show that the Zerto journal undoes a bad change to a guest file
+// made through another MCP server, the real filesystem server, put behind this one (the gateway):
+//   find protection -> bad write through guestfs (checkpoint pinned automatically, first)
+//   -> human confirms the recovery from that tag -> the original bytes are back (sha256 equal)
 // Exits non-zero if any step fails. `npm run demo` runs it; `npm test` runs it too.
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,18 +32,26 @@ async function run(title, fn) {
   }
 }
 
-async function call(client, name, args) {
+/** The raw MCP result: a proxied tool answers with the downstream's own result plus `_meta`. */
+async function callRaw(client, name, args) {
   const res = await client.callTool({ name, arguments: args }, undefined, {
     timeout: 60_000,
     resetTimeoutOnProgress: true,
     maxTotalTimeout: 180_000,
     onprogress: (p) => p.message && out(`    .. ${p.message}`),
   });
-  const text = res.content.map((c) => c.text ?? '').join('');
-  const data = res.structuredContent ?? JSON.parse(text);
-  if (res.isError) throw new Error(`${name} failed: ${text}`);
-  return data;
+  if (res.isError) throw new Error(`${name} failed: ${res.content.map((c) => c.text ?? '').join('')}`);
+  return res;
 }
+
+/** This server's own tools answer with the same JSON in structuredContent and in text. */
+async function call(client, name, args) {
+  const res = await callRaw(client, name, args);
+  return res.structuredContent ?? JSON.parse(res.content.map((c) => c.text ?? '').join(''));
+}
+
+const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+const quote = (text) => text.trimEnd().split('\n').map((l) => `    | ${l}`).join('\n');
 
 async function main() {
   const stateDir = mkdtempSync(join(tmpdir(), 'zerto-rewind-demo-'));
@@ -54,10 +65,25 @@ async function main() {
   await client.connect(transport);
   const changeId = `demo-${Date.now()}`;
   try {
-    const original = await run(`Read ${PATH} on ${VM} (what a healthy guest looks like)`, async () => {
-      const r = await call(client, 'lab_read_guest_file', { vm: VM, path: PATH });
-      out(r.content.trimEnd().split('\n').map((l) => `    | ${l}`).join('\n'));
-      return r.content;
+    const root = await run('The gateway: guestfs (the npm filesystem MCP server) runs behind this server, bound to ' + VM, async () => {
+      const { servers } = await call(client, 'list_downstream', {});
+      const gs = servers.find((x) => x.name === 'guestfs');
+      if (!gs || gs.state !== 'ready') throw new Error(`guestfs is not ready: ${JSON.stringify(servers)}`);
+      out(`    downstream ${gs.name}: ${gs.state}, ${gs.tool_count} tools re-exported as guestfs__<tool>, bound to VM ${gs.vm}`);
+      const dirs = await callRaw(client, 'guestfs__list_allowed_directories', {});
+      const dir = dirs.content[0].text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('/')).at(0);
+      if (!dir) throw new Error(`no allowed directory in ${JSON.stringify(dirs.content)}`);
+      out(`    ${VM}'s / is served at ${dir}`);
+      return dir;
+    });
+    const file = `${root}${PATH}`;
+
+    const original = await run(`Read ${PATH} on ${VM} through guestfs (what a healthy guest looks like)`, async () => {
+      const r = await callRaw(client, 'guestfs__read_text_file', { path: file });
+      const text = r.content[0].text;
+      out(quote(text));
+      out(`    sha256 ${sha256(text)}`);
+      return text;
     });
 
     await run(`Find the VPGs protecting ${VM}`, async () => {
@@ -66,26 +92,20 @@ async function main() {
       for (const v of r.vpgs) out(`    VPG ${v.name}: locally replicated=${v.locally_replicated}, FLR possible=${v.flr_possible}`);
     });
 
-    const tag = await run('Guard before the change: pin a tagged checkpoint on every VPG and wait until listed', async () => {
-      const r = await call(client, 'zerto_guard_before_mutate', {
-        tool: 'lab_write_guest_file', args: { vm: VM, path: PATH, content: BAD }, change_id: changeId,
-      });
-      if (!r.guarded) throw new Error(`expected the write to be guarded: ${JSON.stringify(r)}`);
-      const pinned = r.vms[0];
-      for (const c of pinned.checkpoints) out(`    checkpoint ${c.checkpoint_id} on ${c.vpg} at ${c.timestamp}`);
-      out(`    tag: ${pinned.tag}`);
-      return pinned.tag;
+    const tag = await run('The agent writes a bad config with guestfs__write_file: the gateway pins a checkpoint first, then forwards', async () => {
+      const r = await callRaw(client, 'guestfs__write_file', { path: file, content: BAD, change_id: changeId });
+      const facts = r._meta?.['zerto-rewind/gateway'];
+      if (facts?.checkpoint?.status !== 'checkpointed') throw new Error(`expected a checkpoint before the write: ${JSON.stringify(r)}`);
+      for (const c of r.content) out(`    ${c.text}`);
+      out(`    checkpoint on ${facts.checkpoint.vpgs.join(', ')}`);
+      out(`    tag: ${facts.checkpoint.tag}`);
+      const now = await callRaw(client, 'guestfs__read_text_file', { path: file });
+      out(quote(now.content[0].text));
+      if (now.content[0].text === original) throw new Error('the bad write did not land');
+      return facts.checkpoint.tag;
     });
 
-    await run('The agent writes a bad config into the guest', async () => {
-      const r = await call(client, 'lab_write_guest_file', { vm: VM, path: PATH, content: BAD, change_id: changeId });
-      out(`    wrote ${r.bytes} bytes; checkpoint: ${r.checkpoint?.status} (${r.checkpoint?.message})`);
-      const now = await call(client, 'lab_read_guest_file', { vm: VM, path: PATH });
-      out(now.content.trimEnd().split('\n').map((l) => `    | ${l}`).join('\n'));
-      if (now.content === original) throw new Error('the bad write did not land');
-    });
-
-    const proposal = await run('Propose recovering the file from the tag (two-phase: nothing happens yet)', async () => {
+    const proposal = await run('Propose recovering the file from that tag (two-phase: nothing happens yet)', async () => {
       const r = await call(client, 'zerto_recover_file', { vm: VM, path: PATH, tag });
       out(`    ${r.summary}`);
       out(`    ${r.note}`);
@@ -97,13 +117,16 @@ async function main() {
       const res = r.result;
       out(`    ${res.guest_path} at checkpoint ${res.checkpoint.id} (${res.checkpoint.timestamp}): ${res.size} bytes, sha256 ${res.sha256.slice(0, 16)}...`);
       out(`    FLR session ${res.session_id}: ${res.unmount.status}`);
-      out(res.content.trimEnd().split('\n').map((l) => `    | ${l}`).join('\n'));
-      return res.content;
+      out(quote(res.content));
+      return res;
     });
 
-    await run('The recovered content equals the original', async () => {
-      if (recovered !== original) throw new Error(`recovered content differs from the original:\n${recovered}`);
-      out('    identical: the journal was the undo button.');
+    await run('The recovered bytes equal the original (sha256)', async () => {
+      if (recovered.sha256 !== sha256(original) || recovered.content !== original) {
+        throw new Error(`recovered content differs from the original:\n${recovered.content}`);
+      }
+      out(`    sha256 ${recovered.sha256} = ${sha256(original)}`);
+      out('    identical: the journal was the undo button, and the gateway made sure the checkpoint existed.');
     });
   } finally {
     await client.close();

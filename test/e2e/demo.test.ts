@@ -1,4 +1,5 @@
-// `npm run demo` is part of `npm test`: the whole loop through the built binary over stdio.
+// `npm run demo` is part of `npm test`: the whole loop through the built binary over stdio, the
+// bad write going through the gateway to the real filesystem MCP server.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,11 @@ describe('demo', () => {
     expect(run.stdout, run.stderr).toContain('DEMO OK');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('identical');
-    expect(run.stdout).toMatch(/tag: ai:zerto-rewind-demo \| lab_write_guest_file \| vm=app-01 \| change=demo-\d+ \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    const [, recovered, original] = /sha256 ([0-9a-f]{64}) = ([0-9a-f]{64})/.exec(run.stdout) ?? [];
+    expect(recovered).toBeDefined();
+    expect(recovered).toBe(original);
+    // The checkpoint was pinned by the gateway, before the write was forwarded.
+    expect(run.stdout).toMatch(/\[zerto-rewind\] Pinned checkpoint '[^']+' on 2 VPG\(s\) before the change\./);
+    expect(run.stdout).toMatch(/tag: ai:zerto-rewind-demo \| guestfs__write_file \| vm=app-01 \| change=demo-\d+ \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
   }, 150_000);
 });
