@@ -103,7 +103,8 @@ export class DownstreamManager {
     const next: ExportedTool[] = this.connections.flatMap((c) => c.listTools()
       .filter((t) => !refusedKey.has(`${c.config.name}\u0000${t.name}`))
       .map((t) => ({ name: exportedName(c.config.name, t.name), server: c.config.name, tool: t, connection: c })));
-    const changed = next.length !== this.current.length || next.some((t, i) => t.name !== this.current[i]!.name || t.tool !== this.current[i]!.tool);
+    // A restart re-lists the same tools: only a real difference is announced to the client.
+    const changed = next.length !== this.current.length || next.some((t, i) => t.name !== this.current[i]!.name || JSON.stringify(t.tool) !== JSON.stringify(this.current[i]!.tool));
     this.current = next;
     if (changed) for (const l of this.listeners) l();
   }

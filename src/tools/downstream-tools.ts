@@ -220,7 +220,7 @@ function present(x: ExportedTool, outcome: Parameters<typeof render>[0], secrets
   const result = value.result;
   const cp = value.checkpoint;
   const facts = {
-    downstream: x.server, tool: x.tool.name, audit_id: value.audit_id ?? null,
+    downstream: x.server, tool: x.tool.name, ...(value.audit_id ? { audit_id: value.audit_id } : {}),
     ...(cp ? { checkpoint: { status: cp.status, tag: cp.tag ?? null, vpgs: [...new Set(cp.checkpoints.map((c) => c.vpg))], change_id: cp.change_id, message: cp.message } } : {}),
   };
   const line = cp ? `[zerto-rewind] ${cp.message}` : undefined;

@@ -16,6 +16,11 @@ import type { DownstreamServerConfig } from '../../src/config/downstream-config.
 import { silentLogger, tempDir } from '../support/harness.js';
 import { TEST_SERVER, testDownstream } from '../support/downstream.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 
 const running: Array<{ runtime: Runtime; client: Client }> = [];
 afterEach(async () => {
@@ -83,6 +88,40 @@ describe('a downstream that does not start', () => {
     expect(servers.find((s) => s.name === 'fine')).toMatchObject({ state: 'ready', tool_count: expect.any(Number) });
     const echo = await client.callTool({ name: 'fine__echo', arguments: { message: 'ok' } });
     expect(echo.structuredContent).toEqual({ echoed: 'ok' });
+  });
+});
+
+describe('a Streamable HTTP downstream (url)', () => {
+  it('is proxied like a stdio one: reads pass, unlisted changes are denied', async () => {
+    // Stateless: one MCP server and transport per HTTP request, as the SDK documents.
+    const http = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', async () => {
+        const mcp = new McpServer({ name: 'http-test', version: '1.0.0' });
+        mcp.registerTool('hello', { inputSchema: { who: z.string() }, annotations: { readOnlyHint: true } }, async ({ who }) => ({ content: [{ type: 'text', text: `hello ${who}` }] }));
+        mcp.registerTool('change', { inputSchema: {}, annotations: { readOnlyHint: false } }, async () => ({ content: [{ type: 'text', text: 'changed' }] }));
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        res.on('close', () => void transport.close());
+        await mcp.connect(transport);
+        await transport.handleRequest(req, res, body ? JSON.parse(body) : undefined);
+      });
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+      const { client } = await start(configWith([{ name: 'web', url, args: [], env: {}, startupTimeoutMs: 10_000, callTimeoutMs: 10_000 }]));
+      const hello = await client.callTool({ name: 'web__hello', arguments: { who: 'gateway' } });
+      expect(hello.content).toEqual([{ type: 'text', text: 'hello gateway' }]);
+      const change = await client.callTool({ name: 'web__change', arguments: {} });
+      expect(change.isError).toBe(true);
+      expect(JSON.stringify(change.content)).toContain('downstream_unlisted');
+      const listing = await client.callTool({ name: 'list_downstream', arguments: {} });
+      expect((listing.structuredContent as { servers: Array<Record<string, unknown>> }).servers[0]).toMatchObject({ name: 'web', transport: 'http', state: 'ready' });
+    } finally {
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
   });
 });
 
