@@ -23,8 +23,11 @@ describe('shipped examples', () => {
   });
   it('config.example.json loads; its catalog covers Linux and Windows and every entry names a vm_arg', () => {
     const raw = JSON.parse(readFileSync(join(root, 'config.example.json'), 'utf8')) as unknown;
-    const { config, problems } = parseAppConfig(raw, join(root, 'config.example.json'));
+    const { config, problems } = parseAppConfig(raw, join(root, 'config.example.json'), { SSH_KEY_PASSPHRASE: 'example-passphrase' });
     expect(problems).toEqual([]);
+    expect(config!.downstream.map((d) => d.name)).toEqual(['guestfs', 'ssh']);
+    expect(config!.downstream[1]!.env.SSH_KEY_PASSPHRASE).toBe('example-passphrase');
+    expect(Object.values(config!.inlineCredentials)).toContain('example-passphrase');
     const platforms = new Set(config!.catalog.map((e) => e.platform));
     expect(platforms).toEqual(new Set(['linux', 'windows']));
     for (const e of config!.catalog) expect(e.vm_arg).toMatch(/\S/);

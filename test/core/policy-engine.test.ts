@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, type PolicyRequest } from '../../src/core/policy-engine.js';
+import { decide, decideUnlistedDownstream, downstreamTwoPhase, type PolicyRequest } from '../../src/core/policy-engine.js';
 import { PolicyFileSchema, type PolicyFile } from '../../src/config/policy-file.js';
 import { fnmatch } from '../../src/core/fnmatch.js';
 
@@ -160,6 +160,23 @@ describe('policy file schema', () => {
     const paths = bad.error!.issues.map((i) => i.path.join('.'));
     expect(paths).toContain('defaults');
     expect(paths).toContain('rules.0');
+  });
+});
+
+describe('gateway policy keys', () => {
+  it('unlisted downstream changes are denied and not two-phase by default (fail closed)', () => {
+    const p = policy({});
+    expect(decideUnlistedDownstream(p, 'ssh__exec')).toMatchObject({ allowed: false, reason: expect.stringContaining('downstream_unlisted: deny') });
+    expect(downstreamTwoPhase(p)).toBe(false);
+  });
+  it('the operator can allow them, and make destructive downstream tools two-phase', () => {
+    const p = policy({ downstream_unlisted: 'allow', downstream_two_phase: true });
+    expect(decideUnlistedDownstream(p, 'ssh__exec').allowed).toBe(true);
+    expect(downstreamTwoPhase(p)).toBe(true);
+  });
+  it('a value other than deny|allow is a problem at its path', () => {
+    const bad = PolicyFileSchema.safeParse({ downstream_unlisted: 'maybe' });
+    expect(bad.error!.issues.map((i) => i.path.join('.'))).toEqual(['downstream_unlisted']);
   });
 });
 
