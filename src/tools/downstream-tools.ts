@@ -27,6 +27,13 @@ const META_KEY = 'zerto-rewind/gateway';
 
 const validators = new AjvJsonSchemaValidator();
 
+/**
+ * Reads of a bound server only need the VM's vSphere target for the policy decision; finding it
+ * lists every target's VMs, so it is remembered for a minute. Changes always look it up afresh.
+ */
+const READ_LOCATION_TTL_MS = 60_000;
+type LocationCache = Map<string, { at: number; located: Located }>;
+
 interface Bound {
   /** The VMs the call changes, as the guard takes them. */
   vms: GuardVm[];
@@ -40,6 +47,7 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
   const destructive = !readOnly && tool.annotations?.destructiveHint !== false;
   const ownProps = new Set(Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>));
   const gatewayArgs = readOnly ? [] : Object.keys(GATEWAY_ARGS).filter((k) => !ownProps.has(k));
+  const readLocations: LocationCache = new Map();
   const validate = validators.getValidator(tool.inputSchema as Parameters<typeof validators.getValidator>[0]);
 
   const input = z.looseObject({}).superRefine((value, issue) => {
@@ -74,7 +82,7 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
       },
     },
     async resolve(args, ctx) {
-      return resolveCall(x, policy, args, ctx);
+      return resolveCall(x, policy, args, ctx, readLocations);
     },
     async execute(args, _resolution, ctx) {
       const forwarded = stripGatewayArgs(args, gatewayArgs);
@@ -103,10 +111,10 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
 }
 
 /** What the call touches: the bound or named VM(s), their vSphere target, and what guards it. */
-async function resolveCall(x: ExportedTool, policy: PolicySource, args: Record<string, unknown>, ctx: CallContext): Promise<Resolution> {
+async function resolveCall(x: ExportedTool, policy: PolicySource, args: Record<string, unknown>, ctx: CallContext, readLocations: LocationCache): Promise<Resolution> {
   const readOnly = x.tool.annotations?.readOnlyHint === true;
   const bound = boundVms(x, args, ctx, readOnly);
-  const located = await Promise.all(bound.vms.map((vm) => locate(ctx, vm.name, x.name)));
+  const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
   if (homes.length > 1) {
     throw new AppError('invalid_input', `'${x.name}' would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
@@ -160,6 +168,14 @@ function refuseUnlisted(x: ExportedTool, policy: PolicySource): void {
 
 interface Located extends GuardVm {
   name: string;
+}
+
+async function locateForRead(ctx: CallContext, name: string, toolName: string, readLocations: LocationCache): Promise<Located> {
+  const hit = readLocations.get(name);
+  if (hit && Date.now() - hit.at < READ_LOCATION_TTL_MS) return hit.located;
+  const located = await locate(ctx, name, toolName);
+  readLocations.set(name, { at: Date.now(), located });
+  return located;
 }
 
 /** The VM's vSphere home, when vSphere knows it: exactly one match, or the call is refused. */
