@@ -156,6 +156,20 @@ describe('the guard before forwarding', () => {
   });
 });
 
+describe('dry run', () => {
+  it('a dry run on the bound VM\'s target forwards nothing and pins nothing, and says what it would do', async () => {
+    await withPolicy(BASE.replace('    destructive: allow', '    destructive: allow\n    dry_run: true'), async () => {
+      const before = mark(h);
+      const r = ok(await h.call('tsrv__set_value', { key: 'k', value: 'v' }));
+      expect(r.dry_run).toBe(true);
+      expect(r.would).toContain("forward 'set_value' to downstream server 'tsrv'");
+      expect(r.checkpoint.status).toBe('dry_run');
+      expect(downstreamCalls(before, 'tsrv')).toHaveLength(0);
+      expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
+    });
+  });
+});
+
 describe('unlisted tools and reads', () => {
   it('an unlisted mutating tool is denied by default, with how to catalogue it; nothing forwarded', async () => {
     const before = mark(h);
@@ -188,9 +202,13 @@ describe('unlisted tools and reads', () => {
       const inserts = callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT);
       expect(inserts.length).toBeGreaterThan(0);
       expect(Math.max(...inserts.map((c) => c.seq))).toBeLessThan(downstreamCalls(before, 'free')[0]!.seq);
+      const since = mark(h);
       const missing = errorOf(await h.call('free__set_value', { key: 'k', value: 'v' }));
       expect(missing.code).toBe('invalid_input');
       expect(missing.message).toContain("vm_arg 'host'");
+      const unknown = errorOf(await h.call('free__set_value', { key: 'k', value: 'v', host: 'no-such-vm' }));
+      expect(unknown.code).toBe('not_found');
+      expect(downstreamCalls(since, 'free')).toHaveLength(0);
     } finally {
       ok(await h.call('zerto_remove_mutating_tool', { tool: 'free__set_value' }));
     }
