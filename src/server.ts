@@ -45,6 +45,8 @@ export interface ServerDeps {
 export interface DynamicTools {
   current(): AnyTool[];
   onChange(listener: () => void): void;
+  /** Why a name that is not (yet) a tool is missing, e.g. its downstream server has not started. */
+  whyMissing?(name: string): AppError | undefined;
 }
 
 export interface BuiltServer {
@@ -110,7 +112,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name) ?? dynamicTools.get(request.params.name);
     if (!tool) {
-      const error = new AppError('invalid_input', `Unknown tool '${request.params.name}'.`, {
+      const error = dynamic?.whyMissing?.(request.params.name) ?? new AppError('invalid_input', `Unknown tool '${request.params.name}'.`, {
         hint: 'Call tools/list; destructive tools exist only when the server runs with ENABLE_DESTRUCTIVE=true.',
       });
       return render({ ok: false, error: toPublicError(error) }, deps.secrets.knownValues());

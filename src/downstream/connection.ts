@@ -79,7 +79,7 @@ export class DownstreamConnection {
 
   async call(tool: string, args: Record<string, unknown>, opts: ForwardOptions): Promise<CallToolResult> {
     const client = this.client;
-    if (this.state !== 'ready' || !client) throw this.unreachable(`it is ${this.state}${this.lastError ? ` (${this.lastError})` : ''}`);
+    if (this.state !== 'ready' || !client) throw this.unavailable();
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: opts.signal, timeout: this.config.callTimeoutMs, resetTimeoutOnProgress: true, onprogress: opts.onprogress,
@@ -197,6 +197,11 @@ export class DownstreamConnection {
   private stderrSuffix(): string {
     const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
     return tail ? `; stderr: ${tail.slice(-400)}` : '';
+  }
+
+  /** The error a call to this server's tools gets while it is down. */
+  unavailable(): AppError {
+    return this.unreachable(`it is ${this.state}${this.lastError ? ` (${this.lastError})` : ''}`);
   }
 
   private unreachable(why: string): AppError {

@@ -4,6 +4,7 @@
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { PolicySource } from '../config/policy-store.js';
 import type { AuditSink } from '../core/audit-writer.js';
+import type { AppError } from '../core/errors.js';
 import type { AnyTool } from '../tools/define.js';
 import { downstreamDeclarations, listDownstreamTool } from '../tools/downstream-tools.js';
 import type { Logger } from '../core/logger.js';
@@ -15,7 +16,7 @@ export interface Gateway {
   /** list_downstream. */
   tools: AnyTool[];
   /** The downstream tools as declarations, current. */
-  dynamic: { current(): AnyTool[]; onChange(listener: () => void): void };
+  dynamic: { current(): AnyTool[]; onChange(listener: () => void): void; whyMissing(name: string): AppError | undefined };
   audit(sink: AuditSink): AuditSink;
   close(): Promise<void>;
 }
@@ -47,7 +48,12 @@ export async function startGateway(configs: DownstreamServerConfig[], opts: Gate
   return {
     manager,
     tools: [listDownstreamTool(manager)],
-    dynamic: { current: () => current, onChange: (l) => void listeners.add(l) },
+    dynamic: {
+      current: () => current,
+      onChange: (l) => void listeners.add(l),
+      // A server that never came up has no known tools; a call to one of them says why.
+      whyMissing: (name) => manager.notReady(name)?.unavailable(),
+    },
     audit: (sink) => withDownstreamFields(sink, (name) => {
       const t = manager.find(name);
       return t ? { server: t.server, tool: t.tool.name } : undefined;

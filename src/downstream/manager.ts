@@ -6,7 +6,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { Logger } from '../core/logger.js';
 import { DownstreamConnection, type DownstreamStatus } from './connection.js';
-import { exportedName, namingProblems, type NamingProblem } from './naming.js';
+import { exportedName, namingProblems, SEPARATOR, type NamingProblem } from './naming.js';
 
 export interface ExportedTool {
   /** `<server>__<tool>`, the name clients call. */
@@ -70,6 +70,12 @@ export class DownstreamManager {
 
   find(name: string): ExportedTool | undefined {
     return this.current.find((t) => t.name === name);
+  }
+
+  /** The connection behind `<server>__...` when that server is configured but not ready (its tools are not known yet). */
+  notReady(name: string): DownstreamConnection | undefined {
+    const c = this.connections.find((x) => name.startsWith(`${x.config.name}${SEPARATOR}`));
+    return c && c.status().state !== 'ready' ? c : undefined;
   }
 
   status(): DownstreamListing[] {

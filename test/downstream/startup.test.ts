@@ -86,6 +86,9 @@ describe('a downstream that does not start', () => {
     expect(b.last_error).toContain('failed to start');
     expect(b.last_error).toContain('cannot start: missing thing');
     expect(servers.find((s) => s.name === 'fine')).toMatchObject({ state: 'ready', tool_count: expect.any(Number) });
+    const down = await client.callTool({ name: 'broken__anything', arguments: {} });
+    expect(down.isError).toBe(true);
+    expect(JSON.stringify(down.content)).toContain("Downstream server 'broken' is unreachable");
     const echo = await client.callTool({ name: 'fine__echo', arguments: { message: 'ok' } });
     expect(echo.structuredContent).toEqual({ echoed: 'ok' });
   });
