@@ -6,19 +6,28 @@ import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 import { listed } from '../../src/tools/registry.js';
 import { TOOLS_END, TOOLS_START, toolTable } from '../../src/tools/tool-docs.js';
+import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
+import { DownstreamManager } from '../../src/downstream/manager.js';
+import { silentLogger } from '../support/harness.js';
 
 describe('tool declarations', () => {
   it.each(ALL_TOOLS.map((t) => [t.name, t] as const))('%s matches its schema snapshot', async (name, tool) => {
     await expect(`${JSON.stringify(listed(tool), null, 2)}\n`).toMatchFileSnapshot(`./__toolsnaps__/${name}.json`);
   });
 
+  it('list_downstream (registered with the gateway) matches its schema snapshot', async () => {
+    const tool = listDownstreamTool(new DownstreamManager([], { logger: silentLogger, taken: new Set() }));
+    await expect(`${JSON.stringify(listed(tool), null, 2)}
+`).toMatchFileSnapshot('./__toolsnaps__/list_downstream.json');
+  });
+
   it('every snapshot file belongs to a declared tool (a removed or renamed tool leaves none behind)', () => {
     const files = readdirSync(new URL('./__toolsnaps__/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
-    expect(files).toEqual(ALL_TOOLS.map((t) => t.name).sort());
+    expect(files).toEqual([...ALL_TOOLS.map((t) => t.name), 'list_downstream'].sort());
   });
 
   it('every tool names its toolset', () => {
-    const toolsets = ['vsphere_read', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab'];
+    const toolsets = ['vsphere_read', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab', 'downstream'];
     for (const t of ALL_TOOLS) expect(toolsets, t.name).toContain(t.toolset);
   });
 
