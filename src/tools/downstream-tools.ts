@@ -48,7 +48,7 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
   const ownProps = new Set(Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>));
   const gatewayArgs = readOnly ? [] : Object.keys(GATEWAY_ARGS).filter((k) => !ownProps.has(k));
   const readLocations: LocationCache = new Map();
-  const validate = validators.getValidator(tool.inputSchema as Parameters<typeof validators.getValidator>[0]);
+  const validate = compileInputSchema(tool);
 
   const input = z.looseObject({}).superRefine((value, issue) => {
     const res = validate(stripGatewayArgs(value, gatewayArgs));
@@ -108,6 +108,22 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
     },
   });
   return declaration as AnyTool;
+}
+
+/**
+ * A validator for the downstream's input schema. A schema the validator cannot compile fails
+ * closed: every call is refused as invalid input, saying why, rather than forwarded unchecked.
+ */
+function compileInputSchema(tool: Tool): (input: unknown) => { valid: true } | { valid: false; errorMessage: string } {
+  const schema: Record<string, unknown> = { ...tool.inputSchema };
+  // The meta-schema version is the downstream's business; the validator checks the keywords.
+  delete schema.$schema;
+  try {
+    return validators.getValidator(schema as Parameters<typeof validators.getValidator>[0]);
+  } catch (err) {
+    const why = `the downstream's input schema for '${tool.name}' cannot be compiled (${(err as Error).message}), so no call to it is forwarded`;
+    return () => ({ valid: false, errorMessage: why });
+  }
 }
 
 /** What the call touches: the bound or named VM(s), their vSphere target, and what guards it. */
