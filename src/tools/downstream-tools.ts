@@ -33,6 +33,8 @@ const validators = new AjvJsonSchemaValidator();
  */
 const READ_LOCATION_TTL_MS = 60_000;
 type LocationCache = Map<string, { at: number; located: Located }>;
+/** One cache per downstream server (its tools share the bound VM), gone with the server. */
+const readLocationsOf = new WeakMap<ExportedTool['connection'], LocationCache>();
 
 interface Bound {
   /** The VMs the call changes, as the guard takes them. */
@@ -47,7 +49,8 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
   const destructive = !readOnly && tool.annotations?.destructiveHint !== false;
   const ownProps = new Set(Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>));
   const gatewayArgs = readOnly ? [] : Object.keys(GATEWAY_ARGS).filter((k) => !ownProps.has(k));
-  const readLocations: LocationCache = new Map();
+  const readLocations = readLocationsOf.get(connection) ?? new Map();
+  readLocationsOf.set(connection, readLocations);
   const validate = compileInputSchema(tool);
 
   const input = z.looseObject({}).superRefine((value, issue) => {

@@ -31,9 +31,9 @@ describe('downstream declaration', () => {
     expect(decl.input.safeParse({ path: '/x', mode: 'w', override: true, change_id: 'c-1' }).success).toBe(true);
     const bad = decl.input.safeParse({ mode: 'x', extra: 1, change_id: 'has space' });
     expect(bad.success).toBe(false);
-    const paths = bad.error!.issues.map((i) => i.path.join('.'));
+    const paths = bad.error!.issues.map((i: { path: PropertyKey[] }) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['', 'mode', 'change_id']));
-    expect(bad.error!.issues.map((i) => i.message).join(' ')).toContain("required property 'path'");
+    expect(bad.error!.issues.map((i: { message: string }) => i.message).join(' ')).toContain("required property 'path'");
   });
 
   it('advertises the downstream schema plus the gateway arguments, no output schema for a change, and its annotations', () => {
