@@ -193,6 +193,19 @@ describe('unlisted tools and reads', () => {
     });
   });
 
+  it('policy rules apply as for this server\'s tools: an unbound server is a target tagged downstream', async () => {
+    const rule = `${BASE}\ndownstream_unlisted: allow\nrules:\n  - name: no-downstream-changes\n    match:\n      target_tags: [downstream]\n      tools: [mutate]\n    action: deny\n    unless_override: true\n`;
+    await withPolicy(rule, async () => {
+      const before = mark(h);
+      const e = errorOf(await h.call('free__set_value', { key: 'k', value: 'v' }));
+      expect(e.code).toBe('policy_denied');
+      expect(e.message).toContain("rule 'no-downstream-changes'");
+      expect(downstreamCalls(before, 'free')).toHaveLength(0);
+      const res = await h.client.callTool({ name: 'free__set_value', arguments: { key: 'k', value: 'v', override: true } });
+      expect(res.content).toContainEqual({ type: 'text', text: 'set k=v' });
+    });
+  });
+
   it('catalogued (vm_arg), the same tool is guarded for the VM its arguments name', async () => {
     ok(await h.call('zerto_add_mutating_tool', { tool: 'free__set_value', vm_arg: 'host' }));
     try {
