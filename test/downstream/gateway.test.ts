@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { startCallLogSink, testDownstream, type CallLogSink } from '../support/downstream.js';
 import { APP01, auditFor, callsSince, errorOf, journalTagged, mark, ok, ORIGINAL_CONF, POST_CHECKPOINT, waitFor } from '../tools/zerto/support.js';
@@ -112,14 +113,14 @@ describe('the guard before forwarding', () => {
     await withPolicy(REQUIRED, async () => {
       const zvm = h.lab.zvms.get('lab-zvm')!;
       const before = mark(h);
-      zvm.faults.lateCheckpoint('never');
+      zvmFaults(zvm).lateCheckpoint('never');
       try {
         const e = errorOf(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken\n' }));
         expect(e.code).toBe('checkpoint_timeout');
         const e2 = errorOf(await h.call('tsrv__set_value', { key: 'k', value: 'v' }));
         expect(e2.code).toBe('checkpoint_timeout');
       } finally {
-        zvm.faults.reset();
+        zvmFaults(zvm).reset();
       }
       expect(readFileSync(join(root, 'etc/app.conf'), 'utf8')).toBe(ORIGINAL_CONF);
       expect(downstreamCalls(before, 'tsrv')).toHaveLength(0);
@@ -129,14 +130,14 @@ describe('the guard before forwarding', () => {
   it('ZVM down under best_effort: protection unknown, denied, nothing forwarded', async () => {
     const zvm = h.lab.zvms.get('lab-zvm')!;
     const before = mark(h);
-    zvm.faults.failRoute('GET /v1/vms', 1_000, 503);
+    zvmFaults(zvm).failRoute('GET /v1/vms', 1_000, 503);
     try {
       const e = errorOf(await h.call('tsrv__set_value', { key: 'k', value: 'v' }));
       expect(e.code).toBe('protection_unknown');
       const fs = errorOf(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken\n' }));
       expect(fs.code).toBe('protection_unknown');
     } finally {
-      zvm.faults.reset();
+      zvmFaults(zvm).reset();
     }
     expect(downstreamCalls(before, 'tsrv')).toHaveLength(0);
     expect(readFileSync(join(root, 'etc/app.conf'), 'utf8')).toBe(ORIGINAL_CONF);
