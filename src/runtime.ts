@@ -40,6 +40,8 @@ export interface Runtime {
   built: BuiltServer;
   audit: AuditWriter;
   dashboard?: DashboardHandle;
+  /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
+  downstreamStarted: Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -85,9 +87,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
 
   const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  // Not awaited: the downstream servers come up in the background and their tools are announced
+  // with tools/list_changed; only a configuration whose names could collide refuses the start.
   let gateway: Gateway | undefined;
   if (config.app.downstream.length) {
-    gateway = await startGateway(config.app.downstream, {
+    gateway = startGateway(config.app.downstream, {
       logger, policy: config.policy, ownTools: ownTools.map((t) => t.name),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
     });
@@ -137,6 +141,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     built,
     audit,
     ...(dashboard ? { dashboard } : {}),
+    downstreamStarted: gateway?.started ?? Promise.resolve(),
     async shutdown() {
       await dashboard?.close().catch(() => undefined);
       // Sessions this process mounted must not outlive it: unmount them before anything closes.

@@ -42,10 +42,13 @@ export interface ServerDeps {
   dynamicTools?: DynamicTools;
 }
 
+/** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
 export interface DynamicTools {
   current(): AnyTool[];
   onChange(listener: () => void): void;
-  /** Why a name that is not (yet) a tool is missing, e.g. its downstream server has not started. */
+  /** Resolves when the source of a name not (yet) known may know it: its downstream server ended its first start attempt. */
+  whenStarted?(name: string): Promise<void>;
+  /** Why a name that is not a tool is missing (its downstream server is down). */
   whyMissing?(name: string): AppError | undefined;
 }
 
@@ -110,9 +113,14 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...listing, ...dynamicListing] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name) ?? dynamicTools.get(request.params.name);
+    const name = request.params.name;
+    let tool = byName.get(name) ?? dynamicTools.get(name);
+    if (!tool && dynamic?.whenStarted) {
+      await dynamic.whenStarted(name);
+      tool = dynamicTools.get(name);
+    }
     if (!tool) {
-      const error = dynamic?.whyMissing?.(request.params.name) ?? new AppError('invalid_input', `Unknown tool '${request.params.name}'.`, {
+      const error = dynamic?.whyMissing?.(name) ?? new AppError('invalid_input', `Unknown tool '${name}'.`, {
         hint: 'Call tools/list; destructive tools exist only when the server runs with ENABLE_DESTRUCTIVE=true.',
       });
       return render({ ok: false, error: toPublicError(error) }, deps.secrets.knownValues());

@@ -7,13 +7,14 @@ import { z } from 'zod';
 import { resolveRelative } from './paths.js';
 import type { ConfigProblem } from './problems.js';
 
-/** Server names become the `<server>__` prefix of re-exported tools, so no `__` inside one. */
+/** Server names become the `<server>__` prefix of re-exported tools, so no `__` inside one and no trailing `_`. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 
 export const DownstreamEntrySchema = z
   .object({
     name: z.string().regex(SERVER_NAME, 'letters, digits, dash and underscore, at most 32, starting with a letter or digit')
-      .refine((n) => !n.includes('__'), 'no double underscore: it separates the server from the tool in `<server>__<tool>`'),
+      .refine((n) => !n.includes('__'), 'no double underscore: it separates the server from the tool in `<server>__<tool>`')
+      .refine((n) => !n.endsWith('_'), 'no trailing underscore: `<name>___<tool>` could then also be another server\'s tool'),
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}),

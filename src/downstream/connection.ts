@@ -53,12 +53,19 @@ export class DownstreamConnection {
   private timer: NodeJS.Timeout | undefined;
   private stderrTail = '';
   private readonly listeners = new Set<() => void>();
+  private first: Promise<void> | undefined;
 
   constructor(readonly config: DownstreamServerConfig, private readonly opts: ConnectionOptions) {}
 
-  /** Resolves once the first attempt has ended, ready or not (startup waits for every server this way). */
+  /** Starts the first attempt; the promise resolves once it has ended, ready or not. */
   start(): Promise<void> {
-    return this.attempt();
+    this.first ??= this.attempt();
+    return this.first;
+  }
+
+  /** Resolves once the first attempt has ended (at once when it has), so a call can wait for a server that is still starting. */
+  started(): Promise<void> {
+    return this.first ?? Promise.resolve();
   }
 
   /** The downstream's tools as last listed (kept while it restarts, so calls can say it is unreachable). */

@@ -4,8 +4,8 @@
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { PolicySource } from '../config/policy-store.js';
 import type { AuditSink } from '../core/audit-writer.js';
-import type { AppError } from '../core/errors.js';
 import type { AnyTool } from '../tools/define.js';
+import type { DynamicTools } from '../server.js';
 import { downstreamDeclarations, listDownstreamTool } from '../tools/downstream-tools.js';
 import type { Logger } from '../core/logger.js';
 import { withDownstreamFields } from './audit-fields.js';
@@ -16,7 +16,9 @@ export interface Gateway {
   /** list_downstream. */
   tools: AnyTool[];
   /** The downstream tools as declarations, current. */
-  dynamic: { current(): AnyTool[]; onChange(listener: () => void): void; whyMissing(name: string): AppError | undefined };
+  dynamic: DynamicTools;
+  /** Resolves once every downstream's first start attempt has ended (ready or not); startup does not wait for it. */
+  started: Promise<void>;
   audit(sink: AuditSink): AuditSink;
   close(): Promise<void>;
 }
@@ -30,14 +32,19 @@ export interface GatewayOptions {
   maxBackoffMs?: number;
 }
 
-/** Starts every configured downstream; throws DownstreamStartupError when their names cannot all be exposed. */
-export async function startGateway(configs: DownstreamServerConfig[], opts: GatewayOptions): Promise<Gateway> {
+/**
+ * Starts every configured downstream in the background: the MCP server answers initialize at once
+ * and announces each downstream's tools (tools/list_changed) as it comes up. Throws
+ * DownstreamStartupError, before starting anything, when the configured names could collide.
+ */
+export function startGateway(configs: DownstreamServerConfig[], opts: GatewayOptions): Gateway {
+  const taken = new Set([...opts.ownTools, 'list_downstream']);
+  DownstreamManager.check(configs, taken);
   const manager = new DownstreamManager(configs, {
-    logger: opts.logger, taken: new Set([...opts.ownTools, 'list_downstream']),
+    logger: opts.logger, taken,
     ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
     ...(opts.maxBackoffMs !== undefined ? { maxBackoffMs: opts.maxBackoffMs } : {}),
   });
-  await manager.start();
   let current = downstreamDeclarations(manager, opts.policy);
   const listeners = new Set<() => void>();
   // Rebuilt before anyone is told, so a listener reading current() sees the new set.
@@ -45,13 +52,17 @@ export async function startGateway(configs: DownstreamServerConfig[], opts: Gate
     current = downstreamDeclarations(manager, opts.policy);
     for (const l of listeners) l();
   });
+  const started = manager.start();
   return {
     manager,
+    started,
     tools: [listDownstreamTool(manager)],
     dynamic: {
       current: () => current,
       onChange: (l) => void listeners.add(l),
-      // A server that never came up has no known tools; a call to one of them says why.
+      // A call to a server still starting waits for its first attempt (bounded by its startup
+      // timeout); one that never came up has no known tools, and a call to them says why.
+      whenStarted: (name) => manager.whenStarted(name),
       whyMissing: (name) => manager.notReady(name)?.unavailable(),
     },
     audit: (sink) => withDownstreamFields(sink, (name) => {

@@ -1,12 +1,13 @@
-// Every downstream server of this process: started together at startup (each bounded by its own
-// timeout), their tools re-exported as `<server>__<tool>`, kept current as they restart or send
-// list_changed. A name that is invalid or collides refuses the start (the operator must fix the
-// config); one that appears later is left out, logged and shown by list_downstream.
+// Every downstream server of this process: started together at startup without anyone waiting for
+// them (each bounded by its own timeout), their tools re-exported as `<server>__<tool>` as each
+// comes up, kept current as they restart or send list_changed. Collisions were ruled out from the
+// configuration (naming.ts, configNamingProblems) before any server started; a tool name only a
+// running server reveals as unusable is left out, logged and shown by list_downstream.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { Logger } from '../core/logger.js';
 import { DownstreamConnection, type DownstreamStatus } from './connection.js';
-import { exportedName, namingProblems, SEPARATOR, type NamingProblem } from './naming.js';
+import { configNamingProblems, exportedName, namingProblems, SEPARATOR, type NamingProblem } from './naming.js';
 
 export interface ExportedTool {
   /** `<server>__<tool>`, the name clients call. */
@@ -26,7 +27,7 @@ export interface ManagerOptions {
 
 export class DownstreamStartupError extends Error {
   constructor(readonly problems: NamingProblem[]) {
-    super(`downstream tool names refused, so the server does not start:\n${problems.map((p) => `  ${p.server} / ${p.tool}: ${p.reason}`).join('\n')}`);
+    super(`downstream servers or tool names refused, so the server does not start:\n${problems.map((p) => `  ${p.server} / ${p.tool}: ${p.reason}`).join('\n')}`);
     this.name = 'DownstreamStartupError';
   }
 }
@@ -41,7 +42,6 @@ export class DownstreamManager {
   private current: ExportedTool[] = [];
   private refused: NamingProblem[] = [];
   private readonly listeners = new Set<() => void>();
-  private started = false;
 
   constructor(configs: DownstreamServerConfig[], private readonly opts: ManagerOptions) {
     this.connections = configs.map((c) => new DownstreamConnection(c, {
@@ -52,16 +52,23 @@ export class DownstreamManager {
     for (const c of this.connections) c.onToolsChanged(() => this.recompute());
   }
 
-  /** Starts every server; a name problem among those that came up refuses the start (and stops them all). */
+  /**
+   * Refuses, before anything runs, a configuration whose exported names could collide (with this
+   * server's own tools or between servers) or whose allowlisted names are invalid.
+   */
+  static check(configs: readonly DownstreamServerConfig[], taken: ReadonlySet<string>): void {
+    const problems = configNamingProblems(configs, taken);
+    if (problems.length) throw new DownstreamStartupError(problems);
+  }
+
+  /** Starts every server; resolves once each one's first attempt has ended (ready or not). Nothing needs to wait for it. */
   async start(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.start()));
-    const problems = namingProblems(this.pairs(), this.opts.taken);
-    if (problems.length) {
-      await this.close();
-      throw new DownstreamStartupError(problems);
-    }
-    this.started = true;
-    this.recompute();
+  }
+
+  /** Resolves when the server behind `<server>__...` has ended its first attempt (at once for any other name). */
+  whenStarted(name: string): Promise<void> {
+    return this.connectionFor(name)?.started() ?? Promise.resolve();
   }
 
   tools(): ExportedTool[] {
@@ -74,8 +81,12 @@ export class DownstreamManager {
 
   /** The connection behind `<server>__...` when that server is configured but not ready (its tools are not known yet). */
   notReady(name: string): DownstreamConnection | undefined {
-    const c = this.connections.find((x) => name.startsWith(`${x.config.name}${SEPARATOR}`));
+    const c = this.connectionFor(name);
     return c && c.status().state !== 'ready' ? c : undefined;
+  }
+
+  private connectionFor(name: string): DownstreamConnection | undefined {
+    return this.connections.find((x) => name.startsWith(`${x.config.name}${SEPARATOR}`));
   }
 
   status(): DownstreamListing[] {
@@ -99,7 +110,6 @@ export class DownstreamManager {
   }
 
   private recompute(): void {
-    if (!this.started) return;
     const problems = namingProblems(this.pairs(), this.opts.taken);
     const refusedKey = new Set(problems.map((p) => `${p.server}\u0000${p.tool}`));
     for (const p of problems) {

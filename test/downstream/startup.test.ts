@@ -1,5 +1,6 @@
-// Starting the gateway: names that cannot be exposed refuse the start with a message saying which
-// and how to fix it; the allowlist hides the rest; a downstream that does not start is reported and
+// Starting the gateway: names that could collide refuse the start (decided from the configuration,
+// before any downstream runs) with a message saying which and how to fix it; the server answers
+// at once and announces each downstream's tools as it comes up; the allowlist hides the rest; a downstream that does not start is reported and
 // retried while the server runs; secrets given to a downstream never come back out. The server
 // here runs without any vSphere or Zerto (a downstream's name is then its policy target).
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
+import { DownstreamManager } from '../../src/downstream/manager.js';
 
 const running: Array<{ runtime: Runtime; client: Client }> = [];
 afterEach(async () => {
@@ -43,6 +47,7 @@ function configWith(downstream: DownstreamServerConfig[], policyYaml = 'defaults
 
 async function start(config: LoadedConfig, secretsEnv: Record<string, string> = {}, logger = silentLogger) {
   const runtime = await startRuntime({ config, secrets: envSecretSource({ ...secretsEnv, ...config.app.inlineCredentials }), logger, downstreamBackoffMs: 50 });
+  await runtime.downstreamStarted;
   const [c, s] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'gw-test', version: '1.0.0' });
   await runtime.built.server.connect(s);
@@ -52,26 +57,76 @@ async function start(config: LoadedConfig, secretsEnv: Record<string, string> = 
 }
 
 describe('names', () => {
-  it('two downstream tools that would share a name refuse startup, naming both and the fix', async () => {
+  it('names that could collide refuse startup before any downstream runs, naming the server and the fix', async () => {
+    // 'dup_' + '__' + 'tool' and 'dup' + '__' + '_tool' are the same name: a trailing '_' is refused.
     const a = testDownstream('dup_', { env: { EXTRA_TOOL_NAME: 'tool' }, tools: ['tool'] });
     const b = testDownstream('dup', { env: { EXTRA_TOOL_NAME: '_tool' }, tools: ['_tool'] });
     const err = await startRuntime({ config: configWith([a, b]), secrets: envSecretSource({}), logger: silentLogger }).then(() => undefined, (e: Error) => e);
-    expect(err?.message).toContain("'dup___tool' would name both 'dup_' tool 'tool' and 'dup' tool '_tool'");
-    expect(err?.message).toContain('rename one of the servers');
+    expect(err?.message).toContain("dup_ / (server): the server name may not contain '__' nor end in '_'");
+    expect(err?.message).toContain('rename it');
+    const twice = await startRuntime({ config: configWith([testDownstream('same'), testDownstream('same')]), secrets: envSecretSource({}), logger: silentLogger }).then(() => undefined, (e: Error) => e);
+    expect(twice?.message).toContain("two downstream servers are named 'same'");
+    // The config file says the same at load time.
+    const file = parseAppConfig({ downstream: [{ name: 'dup_', command: 'node' }] }, '/c/config.json', {});
+    expect(file.problems[0]).toMatchObject({ path: 'downstream[0].name', reason: expect.stringContaining('no trailing underscore') });
   });
 
-  it('an invalid exported name refuses startup; leaving the tool out with the allowlist fixes it', async () => {
-    const bad = testDownstream('x', { env: { EXTRA_TOOL_NAME: 'bad.name' } });
-    const err = await startRuntime({ config: configWith([bad]), secrets: envSecretSource({}), logger: silentLogger }).then(() => undefined, (e: Error) => e);
-    expect(err?.message).toContain("'x__bad.name' is not a valid tool name");
-    expect(err?.message).toContain('tools: [...]');
+  it('an own tool in a server\'s namespace, or an invalid allowlisted name, refuses startup', async () => {
+    const own = await startRuntime({
+      config: configWith([testDownstream('zerto')]), secrets: envSecretSource({}), logger: silentLogger,
+      extraTools: [{ ...listDownstreamTool(new DownstreamManager([], { logger: silentLogger, taken: new Set() })), name: 'zerto__own' }],
+    }).then(() => undefined, (e: Error) => e);
+    expect(own?.message).toContain("this server's own tool 'zerto__own' is in the 'zerto__' namespace");
+    const bad = await startRuntime({ config: configWith([testDownstream('x', { tools: ['bad.name'] })]), secrets: envSecretSource({}), logger: silentLogger }).then(() => undefined, (e: Error) => e);
+    expect(bad?.message).toContain("'x__bad.name' is not a valid tool name");
+  });
 
-    const { client } = await start(configWith([{ ...bad, tools: ['echo', 'set_value'] }]));
+  it('an invalid name only the running server reveals leaves that tool out (logged, in list_downstream); the allowlist hides the rest', async () => {
+    const errors: string[] = [];
+    const logger = { ...silentLogger, error: (o: object, m?: string) => void errors.push(`${JSON.stringify(o)} ${m ?? ''}`) };
+    const bad = testDownstream('x', { env: { EXTRA_TOOL_NAME: 'bad.name' } });
+    const { client } = await start(configWith([bad]), {}, logger);
     const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('x__'));
-    expect(names.sort()).toEqual(['x__echo', 'x__set_value']);
-    const hidden = await client.callTool({ name: 'x__wipe', arguments: { what: 'all' } });
+    expect(names).toContain('x__echo');
+    expect(names).not.toContain('x__bad.name');
+    expect(errors.some((e) => e.includes("'x__bad.name' is not a valid tool name"))).toBe(true);
+    const listing = await client.callTool({ name: 'list_downstream', arguments: {} });
+    expect((listing.structuredContent as { servers: Array<{ refused_tools: string[] }> }).servers[0]!.refused_tools).toEqual(['bad.name']);
+
+    const narrowed = await start(configWith([{ ...bad, tools: ['echo', 'set_value'] }]));
+    const shown = (await narrowed.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('x__'));
+    expect(shown.sort()).toEqual(['x__echo', 'x__set_value']);
+    const hidden = await narrowed.client.callTool({ name: 'x__wipe', arguments: { what: 'all' } });
     expect(hidden.isError).toBe(true);
     expect(JSON.stringify(hidden.content)).toContain("Unknown tool 'x__wipe'");
+  });
+});
+
+describe('startup does not wait for a downstream', () => {
+  it('initialize and tools/list answer while a downstream is still starting; its tools follow with list_changed, and a call waits for it', async () => {
+    const gate = join(tempDir('zr-gw-gate-'), 'go');
+    const config = configWith([testDownstream('late', { env: { WAIT_FOR_FILE: gate } })]);
+    const runtime = await startRuntime({ config, secrets: envSecretSource({}), logger: silentLogger });
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'gw-test', version: '1.0.0' });
+    running.push({ runtime, client });
+    let changed!: () => void;
+    const listChanged = new Promise<void>((r) => (changed = r));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
+    await runtime.built.server.connect(s);
+    await client.connect(c); // initialize answered: the downstream is still held
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    const before = (await client.listTools()).tools.map((t) => t.name);
+    expect(before).toContain('list_downstream');
+    expect(before.some((n) => n.startsWith('late__'))).toBe(false);
+    const status = await client.callTool({ name: 'list_downstream', arguments: {} });
+    expect((status.structuredContent as { servers: Array<{ state: string }> }).servers[0]!.state).toBe('starting');
+    // A call made now waits for the server's first attempt instead of answering 'unknown tool'.
+    const early = client.callTool({ name: 'late__echo', arguments: { message: 'waited' } });
+    writeFileSync(gate, '');
+    await listChanged;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('late__echo');
+    expect((await early).structuredContent).toEqual({ echoed: 'waited' });
   });
 });
 

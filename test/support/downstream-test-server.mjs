@@ -3,7 +3,7 @@
 // it reports every call it receives to the test's shared call log (CALL_LOG_URL) BEFORE acting,
 // so a test can prove from one ordered log that the checkpoint insert came first. It can crash
 // mid-call, stream progress until cancelled, add a tool at run time (list_changed), and echo its
-// secret environment (to prove the gateway redacts it).
+// secret environment (to prove the gateway redacts it), and hold its start until a file exists.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -99,6 +99,12 @@ server.registerTool('leak', {
 
 if (process.env.EXTRA_TOOL_NAME) {
   server.registerTool(process.env.EXTRA_TOOL_NAME, { description: 'Named by the test.', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => text('extra'));
+}
+
+// A server that is slow to come up, held until the test creates this file (no timing involved).
+if (process.env.WAIT_FOR_FILE) {
+  const { existsSync } = await import('node:fs');
+  while (!existsSync(process.env.WAIT_FOR_FILE)) await new Promise((r) => setTimeout(r, 20));
 }
 
 await server.connect(new StdioServerTransport());

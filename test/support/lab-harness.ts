@@ -79,6 +79,8 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     await lab.stop();
     throw err;
   }
+  // The server answers at once; a test starts once every downstream has come up (or failed to).
+  await runtime.downstreamStarted;
   const client = await connectValidatingClient(runtime.built.server, 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
