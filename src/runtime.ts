@@ -92,7 +92,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let gateway: Gateway | undefined;
   if (config.app.downstream.length) {
     gateway = startGateway(config.app.downstream, {
-      logger, policy: config.policy, ownTools: ownTools.map((t) => t.name),
+      logger, ownTools: ownTools.map((t) => t.name),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
     });
   }

@@ -32,6 +32,8 @@ export interface PolicyRequest {
   targetIsAll?: boolean;
   objects: PolicyObject[];
   override: boolean;
+  /** A call the gateway forwards to a downstream server; `unguarded`: nothing ties the change to a VM. */
+  downstream?: { server: string; unguarded: boolean };
 }
 
 export interface CallsPerMinute {
@@ -54,6 +56,8 @@ export interface PolicyDecision {
   maxCallsPerMinute: CallsPerMinute;
   /** Policy can only force dry run on; targets.yaml and DRY_RUN are combined elsewhere. */
   dryRun: boolean;
+  /** What to do about a denial, when the deciding rule knows better than the generic advice. */
+  hint?: string;
 }
 
 export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
@@ -73,6 +77,9 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
       return { ...base, allowed: false, rule: name, reason: `'${hit}' is protected by '${name}'; override does not apply to protected objects` };
     }
   }
+
+  const unguarded = unguardedDownstream(policy, req);
+  if (unguarded) return { ...base, ...unguarded };
 
   for (const rule of policy.rules) {
     if (rule.action === undefined || !ruleMatches(rule, req)) continue;
@@ -172,20 +179,18 @@ function pathMatches(objectPath: string, wanted: string): boolean {
 }
 
 /**
- * The gateway's rule for a downstream mutating tool that nothing guards (not catalogued, its
- * server not bound to a VM): `downstream_unlisted`, deny unless the operator allowed it.
+ * `downstream_unlisted`: a downstream change that nothing ties to a VM (the tool is not in the
+ * mutating catalog, its server has no `vm`) cannot be guarded, so it is denied unless the operator
+ * allowed such calls. Override does not apply: it is about what the gateway can guard, not intent.
  */
-export function decideUnlistedDownstream(policy: PolicyFile, tool: string): { allowed: boolean; reason: string } {
-  if (policy.downstream_unlisted === 'allow') {
-    return { allowed: true, reason: `'${tool}' is not guarded (not catalogued, its server is not bound to a VM); allowed by downstream_unlisted: allow` };
-  }
+function unguardedDownstream(policy: PolicyFile, req: PolicyRequest): Pick<PolicyDecision, 'allowed' | 'rule' | 'reason' | 'hint'> | undefined {
+  if (!req.downstream?.unguarded || req.category === 'read' || policy.downstream_unlisted === 'allow') return undefined;
+  const { server } = req.downstream;
   return {
-    allowed: false,
-    reason: `'${tool}' may change something, but nothing says which VM it changes (it is not in the mutating catalog and its server has no 'vm' binding), so it is denied by downstream_unlisted: deny`,
+    allowed: false, rule: 'downstream_unlisted',
+    reason: `'${req.tool}' may change something, but nothing says which VM it changes (it is not in the mutating catalog and its server has no 'vm' binding), so it is denied by downstream_unlisted: deny`,
+    hint: `To guard it, catalogue it: add {"tool": "${req.tool}", "vm_arg": "<the argument naming the VM>"} to mutating_tools in config.json ` +
+      `(or call zerto_add_mutating_tool), or bind the server to its VM with downstream[].vm ("${server}"). ` +
+      'To let such calls through unguarded, set downstream_unlisted: allow in policy.yaml. Nothing was forwarded.',
   };
-}
-
-/** Whether a downstream tool annotated destructiveHint: true goes through proposal + confirmation. */
-export function downstreamTwoPhase(policy: PolicyFile): boolean {
-  return policy.downstream_two_phase;
 }

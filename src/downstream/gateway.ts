@@ -2,7 +2,6 @@
 // declarations (rebuilt when a server restarts or sends list_changed), add list_downstream, and
 // name the downstream server in the audit lines of proxied calls.
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
-import type { PolicySource } from '../config/policy-store.js';
 import type { AuditSink } from '../core/audit-writer.js';
 import type { AnyTool } from '../tools/define.js';
 import type { DynamicTools } from '../server.js';
@@ -25,7 +24,6 @@ export interface Gateway {
 
 export interface GatewayOptions {
   logger: Logger;
-  policy: PolicySource;
   /** Names of this server's own tools (a downstream tool may not take one). */
   ownTools: string[];
   backoffMs?: number;
@@ -45,11 +43,11 @@ export function startGateway(configs: DownstreamServerConfig[], opts: GatewayOpt
     ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
     ...(opts.maxBackoffMs !== undefined ? { maxBackoffMs: opts.maxBackoffMs } : {}),
   });
-  let current = downstreamDeclarations(manager, opts.policy);
+  let current = downstreamDeclarations(manager);
   const listeners = new Set<() => void>();
   // Rebuilt before anyone is told, so a listener reading current() sees the new set.
   manager.onChange(() => {
-    current = downstreamDeclarations(manager, opts.policy);
+    current = downstreamDeclarations(manager);
     for (const l of listeners) l();
   });
   const started = manager.start();

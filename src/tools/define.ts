@@ -4,7 +4,7 @@
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { z } from 'zod';
-import type { Category } from '../config/policy-file.js';
+import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -63,6 +63,11 @@ export interface Resolution {
    * than refused for a state the agent might then "fix". A throw is audited as `denied`.
    */
   checks?: Array<() => void>;
+  /**
+   * A call the gateway forwards to a downstream server. `unguarded`: a change nothing ties to a VM
+   * (not catalogued, its server not bound), which policy's `downstream_unlisted` decides.
+   */
+  downstream?: { server: string; unguarded: boolean };
 }
 
 export interface ProgressReporter {
@@ -128,8 +133,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   output: O;
 
   // Preconditions, applied by the pipeline (docs/ARCHITECTURE.md, "Preconditions").
-  /** Destructive tools are always two-phase; others may opt in (zerto_recover_file). */
-  twoPhase?: boolean;
+  /**
+   * Destructive tools are always two-phase; others may opt in (zerto_recover_file), or say how the
+   * policy the call is decided under makes them two-phase (a gateway tool: downstream_two_phase).
+   */
+  twoPhase?: boolean | ((policy: PolicyFile) => boolean);
   /** The `target` argument must name exactly one target: "all" is denied (and audited) by policy. */
   singleTarget?: boolean;
   /** Take a safety snapshot of the resolved VMs before executing ('before': the defaults). */
@@ -171,8 +179,15 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject, R exten
   return def;
 }
 
+/** Whether the tool is, or under some policy may be, two-phase (registration, docs, advertised output). */
 export function isTwoPhase(tool: AnyTool): boolean {
-  return tool.category === 'destructive' || tool.twoPhase === true;
+  return tool.category === 'destructive' || tool.twoPhase === true || typeof tool.twoPhase === 'function';
+}
+
+/** Whether this call is two-phase, under the policy its decision was made with. */
+export function isTwoPhaseUnder(tool: AnyTool, policy: PolicyFile): boolean {
+  if (typeof tool.twoPhase === 'function') return tool.category === 'destructive' || tool.twoPhase(policy);
+  return isTwoPhase(tool);
 }
 
 /** Whether the guard step runs for this tool (a change that did not opt out). */

@@ -11,8 +11,6 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../core/errors.js';
 import { vmsFromArgs } from '../core/catalog.js';
 import type { GuardOutcome, GuardVm } from '../core/guard.js';
-import { decideUnlistedDownstream, downstreamTwoPhase } from '../core/policy-engine.js';
-import type { PolicySource } from '../config/policy-store.js';
 import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
@@ -42,7 +40,7 @@ interface Bound {
   why: 'catalog' | 'bound' | 'unlisted' | 'read';
 }
 
-export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): AnyTool {
+export function downstreamDeclaration(x: ExportedTool): AnyTool {
   const { tool, server, connection } = x;
   const readOnly = tool.annotations?.readOnlyHint === true;
   // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise.
@@ -85,7 +83,7 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
       },
     },
     async resolve(args, ctx) {
-      return resolveCall(x, policy, args, ctx, readLocations);
+      return resolveCall(x, args, ctx, readLocations);
     },
     async execute(args, _resolution, ctx) {
       const forwarded = stripGatewayArgs(args, gatewayArgs);
@@ -95,20 +93,13 @@ export function downstreamDeclaration(x: ExportedTool, policy: PolicySource): An
       });
       return { downstream: server, downstream_tool: tool.name, is_error: result.isError === true, result };
     },
+    // Two-phase under the policy the call is decided with (it hot-reloads): downstream_two_phase
+    // makes a destructiveHint tool a proposal first; confirm_action forwards it.
+    twoPhase: destructive ? (rules) => rules.downstream_two_phase : false,
     async dryRun(args) {
       return { would: `forward '${tool.name}' to downstream server '${server}' with ${JSON.stringify(stripGatewayArgs(args, gatewayArgs)).slice(0, 300)}` };
     },
     present: (outcome, secrets) => present(x, outcome, secrets),
-  });
-  // Two-phase is read from the live policy (it hot-reloads); a policy that fails to load counts
-  // as two-phase, and its gate denies the change anyway.
-  Object.defineProperty(declaration, 'twoPhase', {
-    enumerable: true,
-    get: () => {
-      if (!destructive) return false;
-      const state = policy.current();
-      return state.ok ? downstreamTwoPhase(state.policy) : true;
-    },
   });
   return declaration as AnyTool;
 }
@@ -130,7 +121,7 @@ function compileInputSchema(tool: Tool): (input: unknown) => { valid: true } | {
 }
 
 /** What the call touches: the bound or named VM(s), their vSphere target, and what guards it. */
-async function resolveCall(x: ExportedTool, policy: PolicySource, args: Record<string, unknown>, ctx: CallContext, readLocations: LocationCache): Promise<Resolution> {
+async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readLocations: LocationCache): Promise<Resolution> {
   const readOnly = x.tool.annotations?.readOnlyHint === true;
   const bound = boundVms(x, args, ctx, readOnly);
   const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
@@ -145,14 +136,13 @@ async function resolveCall(x: ExportedTool, policy: PolicySource, args: Record<s
     ...located.map((l) => ({ type: 'vm', name: l.name, ...(l.moid ? { moid: l.moid } : {}), ...(l.target ? { target: l.target } : {}) })),
     { type: 'downstream_tool', name: x.tool.name, server: x.server },
   ];
-  const checks: Array<() => void> = [];
-  if (bound.why === 'unlisted') checks.push(() => refuseUnlisted(x, policy));
+  // The guard step pins for the affected VMs (a read skips it); policy's downstream_unlisted
+  // decides a change nothing ties to a VM. Both are the pipeline's, not this adapter's.
   return {
     targets: [target],
     affected,
-    guardVms: bound.why === 'read' ? [] : located,
     summary: `${x.tool.name} on downstream server '${x.server}'${located.length ? ` (changes VM ${located.map((l) => `'${l.name}'`).join(', ')})` : ''}`,
-    checks,
+    downstream: { server: x.server, unguarded: bound.why === 'unlisted' },
   };
 }
 
@@ -170,19 +160,6 @@ function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: CallConte
   const vm = x.connection.config.vm;
   if (vm) return { vms: [{ name: vm }], why: readOnly ? 'read' : 'bound' };
   return { vms: [], why: readOnly ? 'read' : 'unlisted' };
-}
-
-function refuseUnlisted(x: ExportedTool, policy: PolicySource): void {
-  const state = policy.current();
-  if (!state.ok) throw new AppError('policy_denied', `policy file failed to load, so every change is denied until it is fixed: ${state.error}`);
-  const d = decideUnlistedDownstream(state.policy, x.name);
-  if (d.allowed) return;
-  throw new AppError('policy_denied', d.reason, {
-    hint: `To guard it, catalogue it: add {"tool": "${x.name}", "vm_arg": "<the argument naming the VM>"} to mutating_tools in config.json ` +
-      `(or call zerto_add_mutating_tool), or bind the server to its VM with downstream[].vm ("${x.server}"). ` +
-      'To let such calls through unguarded, set downstream_unlisted: allow in policy.yaml. Nothing was forwarded.',
-    details: { rule: 'downstream_unlisted', downstream: x.server },
-  });
 }
 
 interface Located extends GuardVm {
@@ -298,6 +275,6 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
 }
 
 /** Every current downstream tool as a declaration. */
-export function downstreamDeclarations(manager: DownstreamManager, policy: PolicySource): AnyTool[] {
-  return manager.tools().map((x) => downstreamDeclaration(x, policy));
+export function downstreamDeclarations(manager: DownstreamManager): AnyTool[] {
+  return manager.tools().map((x) => downstreamDeclaration(x));
 }

@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import { AppError, toPublicError, type PublicError } from '../core/errors.js';
 import type { PolicyDecision } from '../core/policy-engine.js';
+import type { PolicyFile } from '../config/policy-file.js';
 import type { GuardOutcome } from '../core/guard.js';
 import type { AuditRecord } from '../core/audit-writer.js';
 import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
@@ -30,6 +31,8 @@ export interface Call {
   proposal?: { id: string; via: 'mcp' | 'web' };
   /** Changes: the policy decision for the one target (policy). */
   decision?: PolicyDecision;
+  /** Changes: the policy file that decision was made under (later steps read the same one, not a reload). */
+  rules?: PolicyFile;
   dryRun: boolean;
   /** Reads: the targets policy and rate limits let through, the refused ones with their error, and each one's read limit. */
   reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };

@@ -40,6 +40,7 @@ function request(tool: AnyTool, target: TargetRef, resolution: Resolution, args:
   return {
     tool: tool.name, category: tool.category, target: { name: target.name, tags: target.tags },
     objects: policyObjects(resolution.affected), override: args.override === true,
+    ...(resolution.downstream ? { downstream: resolution.downstream } : {}),
   };
 }
 
@@ -98,13 +99,16 @@ async function policyForChange(call: Call) {
     return deny(call, { error: new AppError('policy_denied', reason), strict: true, closesProposal: true });
   }
   if (!decision.allowed) {
-    const hint = decision.rule === 'target-all'
+    const hint = decision.hint ?? (decision.rule === 'target-all'
       ? 'Call again with exactly one target name (list_targets shows them).'
-      : decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.';
-    const error = new AppError('policy_denied', decision.reason, { hint, details: { rule: decision.rule, override_would_help: decision.overrideWouldHelp } });
+      : decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.');
+    const error = new AppError('policy_denied', decision.reason, {
+      hint, details: { rule: decision.rule, override_would_help: decision.overrideWouldHelp, ...(resolution.downstream ? { downstream: resolution.downstream.server } : {}) },
+    });
     return deny(call, { error, decision: { reason: decision.reason, rule: decision.rule }, strict: true, closesProposal: true });
   }
   call.decision = decision;
+  call.rules = state.policy;
   call.dryRun = (target.dryRun ?? call.ctx.services.settings.dryRun) || decision.dryRun;
   return undefined;
 }

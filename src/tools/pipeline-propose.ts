@@ -2,7 +2,7 @@
 // changed; the human confirms with its token). A confirmation continues past it, unless the
 // target now requires the web dashboard and the confirmation came over MCP.
 import { AppError, toPublicError } from '../core/errors.js';
-import { isGuarded, isTwoPhase } from './define.js';
+import { isGuarded, isTwoPhaseUnder } from './define.js';
 import { auditFailed, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 import { guardVmsOf } from './pipeline-guard.js';
 import { proposalOutput } from './proposal.js';
@@ -11,7 +11,7 @@ export const proposeOrConfirm: Step = {
   name: 'propose/confirm',
   skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
     : isRead(call) ? 'a read is never two-phase'
-      : !isTwoPhase(call.tool) ? 'the tool is not two-phase' : undefined),
+      : !isTwoPhaseUnder(call.tool, call.rules!) ? 'the tool is not two-phase' : undefined),
   run: (call) => (call.proposal ? confirmChannel(call) : propose(call)),
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, decideUnlistedDownstream, downstreamTwoPhase, type PolicyRequest } from '../../src/core/policy-engine.js';
+import { decide, type PolicyRequest } from '../../src/core/policy-engine.js';
 import { PolicyFileSchema, type PolicyFile } from '../../src/config/policy-file.js';
 import { fnmatch } from '../../src/core/fnmatch.js';
 
@@ -164,15 +164,22 @@ describe('policy file schema', () => {
 });
 
 describe('gateway policy keys', () => {
-  it('unlisted downstream changes are denied and not two-phase by default (fail closed)', () => {
-    const p = policy({});
-    expect(decideUnlistedDownstream(p, 'ssh__exec')).toMatchObject({ allowed: false, reason: expect.stringContaining('downstream_unlisted: deny') });
-    expect(downstreamTwoPhase(p)).toBe(false);
+  const unguarded: PolicyRequest = {
+    tool: 'ssh__exec', category: 'mutate', target: { name: 'ssh', tags: ['downstream'] }, objects: [], override: true,
+    downstream: { server: 'ssh', unguarded: true },
+  };
+  it('an unguarded downstream change is denied by default (fail closed), rule downstream_unlisted, override or not, with how to catalogue it', () => {
+    const d = decide(policy({ defaults: { mutate: 'allow' } }), unguarded);
+    expect(d).toMatchObject({ allowed: false, rule: 'downstream_unlisted', overrideWouldHelp: false, reason: expect.stringContaining('downstream_unlisted: deny') });
+    expect(d.hint).toContain('{"tool": "ssh__exec", "vm_arg"');
+    expect(d.hint).toContain('downstream[].vm ("ssh")');
+    expect(policy({}).downstream_two_phase).toBe(false);
   });
-  it('the operator can allow them, and make destructive downstream tools two-phase', () => {
-    const p = policy({ downstream_unlisted: 'allow', downstream_two_phase: true });
-    expect(decideUnlistedDownstream(p, 'ssh__exec').allowed).toBe(true);
-    expect(downstreamTwoPhase(p)).toBe(true);
+  it('downstream_unlisted: allow hands it to the rules and defaults; a guarded downstream call or a read is not affected', () => {
+    expect(decide(policy({ downstream_unlisted: 'allow', defaults: { mutate: 'allow' } }), unguarded)).toMatchObject({ allowed: true });
+    expect(decide(policy({ downstream_unlisted: 'allow' }), { ...unguarded, override: false }).rule).not.toBe('downstream_unlisted');
+    expect(decide(policy({ defaults: { mutate: 'allow' } }), { ...unguarded, downstream: { server: 'ssh', unguarded: false } }).allowed).toBe(true);
+    expect(decide(policy({ defaults: { read: 'allow' } }), { ...unguarded, category: 'read' }).allowed).toBe(true);
   });
   it('a value other than deny|allow is a problem at its path', () => {
     const bad = PolicyFileSchema.safeParse({ downstream_unlisted: 'maybe' });

@@ -7,17 +7,23 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { downstreamDeclaration } from '../../src/tools/downstream-tools.js';
 import { DownstreamConnection } from '../../src/downstream/connection.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
-import { isTwoPhase } from '../../src/tools/define.js';
+import { isTwoPhase, isTwoPhaseUnder } from '../../src/tools/define.js';
+import type { PolicyFile } from '../../src/config/policy-file.js';
 import { listed } from '../../src/tools/registry.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 
 const connection = new DownstreamConnection({ name: 'srv', command: 'unused', args: [], env: {}, startupTimeoutMs: 1_000, callTimeoutMs: 1_000 }, { logger: silentLogger });
 
-function declare(tool: Tool, policyYaml = '') {
+function declare(tool: Tool) {
+  return { decl: downstreamDeclaration({ name: `srv__${tool.name}`, server: 'srv', tool, connection }) };
+}
+
+function policyFrom(yaml: string): PolicyFile {
   const path = join(tempDir('zr-decl-'), 'policy.yaml');
-  writeFileSync(path, policyYaml);
-  const policy = new PolicyFileStore(path, true);
-  return { decl: downstreamDeclaration({ name: `srv__${tool.name}`, server: 'srv', tool, connection }, policy), path };
+  writeFileSync(path, yaml);
+  const state = new PolicyFileStore(path, true).current();
+  if (!state.ok) throw new Error(state.error);
+  return state.policy;
 }
 
 const WRITE: Tool = {
@@ -60,13 +66,16 @@ describe('downstream declaration', () => {
     expect(listed(bare).annotations.destructiveHint).toBe(true);
   });
 
-  it('two-phase follows downstream_two_phase in the live policy, for destructive tools only', () => {
-    const { decl, path } = declare(WRITE);
-    expect(isTwoPhase(decl)).toBe(false);
-    writeFileSync(path, 'downstream_two_phase: true\n');
-    expect(isTwoPhase(decl)).toBe(true);
-    const { decl: additive } = declare({ ...WRITE, name: 'add', annotations: { readOnlyHint: false, destructiveHint: false } }, 'downstream_two_phase: true\n');
+  it('two-phase follows downstream_two_phase in the policy the call is decided under, for destructive tools only', () => {
+    const { decl } = declare(WRITE);
+    // A copy of the declaration keeps the rule (it is a function of the policy, not a frozen value).
+    const copy = { ...decl };
+    expect(isTwoPhase(copy)).toBe(true); // may be two-phase: confirm_action is registered
+    expect(isTwoPhaseUnder(copy, policyFrom(''))).toBe(false);
+    expect(isTwoPhaseUnder(copy, policyFrom('downstream_two_phase: true\n'))).toBe(true);
+    const { decl: additive } = declare({ ...WRITE, name: 'add', annotations: { readOnlyHint: false, destructiveHint: false } });
     expect(isTwoPhase(additive)).toBe(false);
+    expect(isTwoPhaseUnder(additive, policyFrom('downstream_two_phase: true\n'))).toBe(false);
   });
 
   it('a schema that cannot be compiled refuses every call instead of forwarding it unchecked', () => {

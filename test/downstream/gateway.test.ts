@@ -181,7 +181,9 @@ describe('unlisted tools and reads', () => {
     expect(e.hint).toContain('"tool": "free__set_value"');
     expect(downstreamCalls(before, 'free')).toHaveLength(0);
     const denied = h.auditLines().filter((l) => l.tool === 'free__set_value').at(-1)!;
-    expect(denied.phase).toBe('denied');
+    // A policy decision of its own (the policy step), not a state check.
+    expect(denied).toMatchObject({ phase: 'denied', decision: { allowed: false, rule: 'downstream_unlisted' }, detail: { downstream: { server: 'free', tool: 'set_value' } } });
+    expect(e.details).toMatchObject({ rule: 'downstream_unlisted', downstream: 'free' });
   });
 
   it('downstream_unlisted: allow lets it through unguarded', async () => {
