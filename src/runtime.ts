@@ -122,6 +122,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(vsphere ? { vsphere } : {}),
       ...(locator ? { locator } : {}),
       ...(zerto ? { zerto } : {}),
+      ...(gateway ? { downstream: gateway.manager } : {}),
       catalog,
       ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
     },

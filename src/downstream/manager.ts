@@ -85,6 +85,11 @@ export class DownstreamManager {
     return c && c.status().state !== 'ready' ? c : undefined;
   }
 
+  /** The configured server whose `<server>__` namespace the name is in, up or not. */
+  serverOf(name: string): string | undefined {
+    return this.connectionFor(name)?.config.name;
+  }
+
   private connectionFor(name: string): DownstreamConnection | undefined {
     return this.connections.find((x) => name.startsWith(`${x.config.name}${SEPARATOR}`));
   }

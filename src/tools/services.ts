@@ -42,6 +42,8 @@ export interface ServiceExtensions {
   zerto?: ZertoServices;
   /** Finds a VM by name, hostname or IP across the vSphere targets; absent in Zerto-only mode. */
   locator?: VmLocator;
+  /** The gateway: which downstream server's namespace a tool name is in (configured, whether up or not). */
+  downstream?: { serverOf(tool: string): string | undefined };
   /** The mutating-tool catalog (built in, config.json, added). */
   catalog?: MutatingCatalog;
 }

@@ -244,6 +244,19 @@ describe('unlisted tools and reads', () => {
   });
 });
 
+describe('the advisory guard and the gateway', () => {
+  it('zerto_guard_before_mutate given a <server>__<tool> name says the gateway enforces it and pins nothing', async () => {
+    const before = mark(h);
+    const res = ok(await h.call('zerto_guard_before_mutate', { tool: 'guestfs__write_file', args: { path: join(root, 'etc/app.conf'), content: 'x' } }));
+    expect(res).toMatchObject({ guarded: false, enforced_by: 'guestfs', reason: expect.stringContaining('ENFORCED') });
+    expect(res.message).toContain("Call 'guestfs__write_file' directly");
+    // A downstream that is configured but whose tool is unknown still belongs to it; other names do not.
+    expect(ok(await h.call('zerto_guard_before_mutate', { tool: 'free__anything', args: {} })).enforced_by).toBe('free');
+    expect(ok(await h.call('zerto_guard_before_mutate', { tool: 'ssh_exec', args: {} }))).toMatchObject({ guarded: false, reason: expect.stringContaining('not in the mutating catalog') });
+    expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
+  });
+});
+
 describe('two-phase by policy', () => {
   it('downstream_two_phase: true makes a destructiveHint tool a proposal; confirm_action forwards it', async () => {
     await withPolicy(`${BASE}\ndownstream_two_phase: true\n`, async () => {

@@ -19,10 +19,21 @@ import {
 interface GuardLookup {
   entry?: ListedCatalogEntry;
   vms: FoundAnywhere[];
+  /** The downstream server behind this one whose tool it is: the gateway guards it on every call. */
+  gateway?: string;
 }
 
 const UNLISTED = 'not in the mutating catalog (the catalog is opt-in), so it passes through unguarded: no checkpoint was pinned. ' +
   'If it changes a VM, add it with zerto_add_mutating_tool(tool, vm_arg) and call zerto_guard_before_mutate again before calling it.';
+
+function enforced(tool: string, server: string) {
+  return {
+    guarded: false, tool, enforced_by: server,
+    reason: `'${tool}' is a tool of downstream server '${server}' behind this server's gateway, so the guard is ENFORCED there: ` +
+      'every call to it runs this server\'s policy and, when it changes a protected VM, pins the checkpoint before forwarding. No checkpoint was pinned here.',
+    message: `Call '${tool}' directly: the gateway checkpoints it itself.`,
+  };
+}
 
 const GuardedVmOut = z.object({
   vm: z.string(),
@@ -44,7 +55,8 @@ export const zertoGuardBeforeMutate = defineTool({
     'and waited for. Only then make the call. If anything fails (not_found, ambiguous_name, not_protected, checkpoint_timeout, ' +
     'invalid_input when the arguments lack the vm_arg), do not make the change without asking the user. An unlisted tool ' +
     'passes through with guarded=false. This guard is ADVISORY for other servers\' tools: this server cannot see or stop their ' +
-    'calls, so it protects a change only when you call it first. This server\'s own tools are guarded automatically.',
+    'calls, so it protects a change only when you call it first. This server\'s own tools, and <server>__<tool> tools of servers ' +
+    'behind its gateway, are guarded automatically (for those it answers enforced_by and pins nothing).',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',
@@ -60,6 +72,7 @@ export const zertoGuardBeforeMutate = defineTool({
     guarded: z.boolean().describe('True when checkpoints were pinned (or, in a dry run, would be).'),
     tool: z.string(),
     reason: z.string().optional().describe('Why the call was not guarded.'),
+    enforced_by: z.string().optional().describe('The downstream server behind this server\'s gateway whose tool it is: calls to it are guarded automatically.'),
     vm_arg: z.string().optional(),
     change_id: z.string().optional(),
     vms: z.array(GuardedVmOut).optional(),
@@ -68,6 +81,14 @@ export const zertoGuardBeforeMutate = defineTool({
   }),
   async resolve(args, ctx): Promise<Carried<GuardLookup>> {
     const zerto = zertoOf(ctx);
+    const gateway = ctx.services.ext.downstream?.serverOf(args.tool);
+    if (gateway) {
+      return {
+        targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+        summary: `'${args.tool}' is enforced by the gateway (downstream server '${gateway}'): nothing to pin here`,
+        zerto: { vms: [], gateway },
+      };
+    }
     const catalog = ctx.services.ext.catalog;
     const entry = catalog?.find(args.tool);
     if (!entry) {
@@ -98,7 +119,8 @@ export const zertoGuardBeforeMutate = defineTool({
     return resolution;
   },
   async execute(args, resolution, ctx) {
-    const { entry, vms } = resolution.zerto;
+    const { entry, vms, gateway } = resolution.zerto;
+    if (gateway) return enforced(args.tool, gateway);
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
     const agent = args.agent ?? agentOf(ctx.identity);
@@ -130,7 +152,8 @@ export const zertoGuardBeforeMutate = defineTool({
     };
   },
   async dryRun(args, resolution, ctx) {
-    const { entry, vms } = resolution.zerto;
+    const { entry, vms, gateway } = resolution.zerto;
+    if (gateway) return enforced(args.tool, gateway);
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
     const agent = args.agent ?? agentOf(ctx.identity);
