@@ -66,11 +66,13 @@ async function main() {
   const changeId = `demo-${Date.now()}`;
   try {
     const root = await run('The gateway: guestfs (the npm filesystem MCP server) runs behind this server, bound to ' + VM, async () => {
+      // The server answered initialize without waiting for guestfs; a call to one of its tools
+      // waits for it to come up (its tools are announced with tools/list_changed).
+      const dirs = await callRaw(client, 'guestfs__list_allowed_directories', {});
       const { servers } = await call(client, 'list_downstream', {});
       const gs = servers.find((x) => x.name === 'guestfs');
       if (!gs || gs.state !== 'ready') throw new Error(`guestfs is not ready: ${JSON.stringify(servers)}`);
       out(`    downstream ${gs.name}: ${gs.state}, ${gs.tool_count} tools re-exported as guestfs__<tool>, bound to VM ${gs.vm}`);
-      const dirs = await callRaw(client, 'guestfs__list_allowed_directories', {});
       const dir = dirs.content[0].text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('/')).at(0);
       if (!dir) throw new Error(`no allowed directory in ${JSON.stringify(dirs.content)}`);
       out(`    ${VM}'s / is served at ${dir}`);
