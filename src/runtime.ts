@@ -17,7 +17,7 @@ import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
 import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
-import { startGateway, type Gateway } from './downstream/gateway.js';
+import { createGateway, type Gateway } from './downstream/gateway.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -87,11 +87,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
 
   const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
-  // Not awaited: the downstream servers come up in the background and their tools are announced
-  // with tools/list_changed; only a configuration whose names could collide refuses the start.
+  // Only a configuration whose names could collide refuses the start; the servers are started last
+  // (nothing to clean up if the rest fails) and come up in the background, their tools announced
+  // with tools/list_changed.
   let gateway: Gateway | undefined;
   if (config.app.downstream.length) {
-    gateway = startGateway(config.app.downstream, {
+    gateway = createGateway(config.app.downstream, {
       logger, ownTools: ownTools.map((t) => t.name),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
     });
@@ -142,7 +143,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     built,
     audit,
     ...(dashboard ? { dashboard } : {}),
-    downstreamStarted: gateway?.started ?? Promise.resolve(),
+    downstreamStarted: gateway?.start() ?? Promise.resolve(),
     async shutdown() {
       await dashboard?.close().catch(() => undefined);
       // Sessions this process mounted must not outlive it: unmount them before anything closes.

@@ -16,8 +16,8 @@ export interface Gateway {
   tools: AnyTool[];
   /** The downstream tools as declarations, current. */
   dynamic: DynamicTools;
-  /** Resolves once every downstream's first start attempt has ended (ready or not); startup does not wait for it. */
-  started: Promise<void>;
+  /** Starts the servers; resolves once each one's first attempt has ended (ready or not). Startup does not wait for it. */
+  start(): Promise<void>;
   audit(sink: AuditSink): AuditSink;
   close(): Promise<void>;
 }
@@ -31,11 +31,11 @@ export interface GatewayOptions {
 }
 
 /**
- * Starts every configured downstream in the background: the MCP server answers initialize at once
- * and announces each downstream's tools (tools/list_changed) as it comes up. Throws
- * DownstreamStartupError, before starting anything, when the configured names could collide.
+ * The gateway for the configured downstreams; `start()` brings them up in the background, so the
+ * MCP server answers initialize at once and announces each downstream's tools (tools/list_changed)
+ * as it comes up. Throws DownstreamStartupError, before anything runs, when names could collide.
  */
-export function startGateway(configs: DownstreamServerConfig[], opts: GatewayOptions): Gateway {
+export function createGateway(configs: DownstreamServerConfig[], opts: GatewayOptions): Gateway {
   const taken = new Set([...opts.ownTools, 'list_downstream']);
   DownstreamManager.check(configs, taken);
   const manager = new DownstreamManager(configs, {
@@ -50,10 +50,10 @@ export function startGateway(configs: DownstreamServerConfig[], opts: GatewayOpt
     current = downstreamDeclarations(manager);
     for (const l of listeners) l();
   });
-  const started = manager.start();
+  let started: Promise<void> | undefined;
   return {
     manager,
-    started,
+    start: () => (started ??= manager.start()),
     tools: [listDownstreamTool(manager)],
     dynamic: {
       current: () => current,
