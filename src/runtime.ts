@@ -4,6 +4,8 @@
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from './config/load.js';
 import { AuditWriter } from './core/audit-writer.js';
+import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
+import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
@@ -37,7 +39,8 @@ export interface Runtime {
   built: BuiltServer;
   audit: AuditWriter;
   dashboard?: DashboardHandle;
-  shutdown(): Promise<void>;
+  /** `reason` lands in the audit log's `shutdown` line. */
+  shutdown(reason?: string): Promise<void>;
 }
 
 /** State files live beside the audit log, never in the operator's config folder. */
@@ -54,6 +57,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
+  // Fails startup when the log cannot be written; closes proposals a previous process left open.
+  await auditStartup(audit, { version: VERSION, lab: opts.lab ?? false });
 
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
@@ -123,13 +128,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     built,
     audit,
     ...(dashboard ? { dashboard } : {}),
-    async shutdown() {
+    async shutdown(reason = 'shutdown') {
       await dashboard?.close().catch(() => undefined);
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
       await built.close();
       await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
+      await auditShutdown(audit, reason).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
       await audit.close();
     },
   };
