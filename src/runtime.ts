@@ -117,7 +117,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let dashboard: DashboardHandle | undefined;
   if (dashboardModule) {
     dashboard = await dashboardModule.startDashboard({
-      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!,
+      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!, allowedHosts: settings.webUi.allowedHosts,
       ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
     });
     built.services.webUi.url = dashboard.url;
