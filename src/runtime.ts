@@ -92,6 +92,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(opts.extraBuiltInCatalog ?? []),
   ];
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, stateFile(settings.auditLogPath, 'catalog'));
+  for (const problem of catalog.problems) logger.warn({}, problem);
 
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
