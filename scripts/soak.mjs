@@ -4,7 +4,7 @@
 // destructive proposals that are cancelled, and invalid calls. At the end the audit log is
 // verified with `audit verify`. Prints one JSON summary (RSS samples, calls/s, error codes).
 //
-// Usage: npm run build && node scripts/soak.mjs   SOAK_CALLS=10000 SOAK_CONCURRENCY=4
+// Usage: npm run build && node scripts/soak.mjs   SOAK_CALLS=10000 SOAK_CONCURRENCY=4 SOAK_MIX=read
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +49,8 @@ const MIX = [
   () => ['no_such_tool', {}],
 ];
 
+// SOAK_MIX=read keeps only the read calls (to tell server growth from the simulator's history).
+const mix = process.env.SOAK_MIX === 'read' ? MIX.slice(0, 8).filter((_, i) => i !== 8) : MIX;
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const samples = [];
 const codes = {};
@@ -61,7 +63,7 @@ samples.push({ calls: 0, rss_mb: Math.round(rss()) });
 async function worker() {
   while (next < CALLS) {
     const i = next++;
-    const [name, args] = MIX[i % MIX.length](i);
+    const [name, args] = mix[i % mix.length](i);
     try {
       const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
       let code = 'ok';
