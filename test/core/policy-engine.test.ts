@@ -219,7 +219,7 @@ function referenceRegex(pattern: string): RegExp {
         out += `[${neg ? '^' : ''}${body.replace(/\\/g, '\\\\').replace(/\^/g, '\\^').replace(/\[/g, '\\[').replace(/\]/g, '\\]')}]`;
         i = j;
       }
-    } else out += c.replace(/[.+^${}()|\\/\]\[-]/g, '\\$&');
+    } else out += c.replace(/[.+^${}()|\\/\][[-]/g, '\\$&');
   }
   return new RegExp(`^${out}$`, 's');
 }

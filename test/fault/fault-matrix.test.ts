@@ -27,7 +27,11 @@ async function harness(extra: Parameters<typeof startLabHarness>[0] = {}): Promi
   return h;
 }
 
-const power = (l: LabHarness, moid: string, target = 'lab-vc1') => l.lab.vcenters.get(target)!.model.vm(moid).powerState;
+function power(l: LabHarness, moid: string, target = 'lab-vc1'): string {
+  const vm = l.lab.vcenters.get(target)!.model.vm(moid);
+  if (!vm.exists) throw new Error(`${moid} is gone from ${target}`);
+  return vm.powerState;
+}
 
 /** Lines of the last call of `tool`, by its audit id. */
 function lastCall(l: LabHarness, tool: string): Array<Record<string, unknown>> {
