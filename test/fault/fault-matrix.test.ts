@@ -81,6 +81,29 @@ describe('fault matrix', () => {
     await assertAuditSound(l);
   });
 
+  it('a late checkpoint (listed before the guard gives up): the change runs once, after it', async () => {
+    const l = await harness();
+    l.lab.zvms.get('lab-zvm')!.faults.lateCheckpoint(600);
+    const r = await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true });
+    expect(r.isError, r.text).toBe(false);
+    expect((r.data.checkpoint as { status: string }).status).toBe('checkpointed');
+    expect(power(l, 'vm-102')).toBe('poweredOff');
+    expect(lastCall(l, 'power_off_vm').map((x) => x.phase)).toEqual(['checkpointed', 'executing', 'executed']);
+    await assertAuditSound(l);
+  });
+
+  it('a hung target: the fan-out answers with that target\'s timeout and the other target\'s rows', async () => {
+    const l = await harness({ fanOutTimeoutMs: 800 });
+    l.lab.vcenters.get('lab-vc2')!.faults.hang({}, 'forever');
+    const r = await l.call('list_vms', { target: 'all', limit: 5 });
+    expect(r.isError, r.text).toBe(false);
+    const results = r.data.results as Array<{ target: string; ok?: unknown; error?: { code: string } }>;
+    expect(results.find((x) => x.target === 'lab-vc1')?.ok).toBeDefined();
+    expect(['timeout', 'unreachable']).toContain(results.find((x) => x.target === 'lab-vc2')?.error?.code);
+    await l.lab.vcenters.get('lab-vc2')!.faults.reset();
+    await assertAuditSound(l);
+  });
+
   it('a failed vSphere task: task_failed, the VM as it was, executing then failed in the audit', async () => {
     const l = await harness();
     l.lab.vcenters.get('lab-vc1')!.faults.failNextTask('PowerOffVM_Task', 'host lost its storage path (simulated)');
