@@ -58,7 +58,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
   // Fails startup when the log cannot be written; closes proposals a previous process left open.
-  await auditStartup(audit, { version: VERSION, lab: opts.lab ?? false });
+  const started = await auditStartup(audit, { version: VERSION, lab: opts.lab ?? false });
+  started.closed.then(
+    (left) => { if (left.proposals.length || left.changes.length) logger.warn({ expired: left.proposals.length, interrupted: left.changes.length }, 'closed proposals and changes the previous process left open (see the audit log)'); },
+    (err) => logger.error({ err: String(err) }, 'could not close what the previous process left open in the audit log'),
+  );
 
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })

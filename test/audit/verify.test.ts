@@ -98,7 +98,8 @@ describe('startup closes what the previous process left open', () => {
     await first.close(); // no shutdown line: the process "crashed"
 
     const second = new AuditWriter(path, () => []);
-    const left = await auditStartup(second, { version: 't', lab: true });
+    const { closed } = await auditStartup(second, { version: 't', lab: true });
+    const left = await closed;
     await second.close();
     expect(left.proposals.map((p) => p.proposal_id)).toEqual(['prop-1']);
     expect(left.changes.map((c) => c.id)).toEqual(['x1']);
@@ -108,6 +109,9 @@ describe('startup closes what the previous process left open', () => {
     expect(tail[1]).toMatchObject({ id: 'p1', proposal_id: 'prop-1', tool: 'delete_vm', identity: 'agent/1' });
     expect(tail[2]).toMatchObject({ id: 'x1', detail: { code: 'interrupted' } });
     expect(await findLeftOpen(path)).toEqual({ proposals: [], changes: [] });
+    const third = new AuditWriter(path, () => []);
+    expect(await (await auditStartup(third, { version: 't', lab: true })).closed).toEqual({ proposals: [], changes: [] });
+    await third.close();
     expect((await verifyAuditFiles([path])).ok).toBe(true);
   });
 });

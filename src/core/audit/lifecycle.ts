@@ -23,16 +23,24 @@ export interface LeftOpen {
   changes: Line[];
 }
 
-/** What the run before this one left open (see the file comment). */
-export async function findLeftOpen(path: string): Promise<LeftOpen> {
+/**
+ * What the run before this one left open (see the file comment). `ownStartupId`: this run's own
+ * `startup` line, already written; everything after it (this run's lines) is skipped.
+ */
+export async function findLeftOpen(path: string, ownStartupId?: string): Promise<LeftOpen> {
   const closedProposals = new Set<string>();
   const closedChanges = new Set<string>();
   const out: LeftOpen = { proposals: [], changes: [] };
+  let pastOwn = ownStartupId === undefined;
   for await (const text of fileLinesBackward(path, SCAN_BYTES)) {
     let rec: Line;
     try {
       rec = JSON.parse(text) as Line;
     } catch {
+      continue;
+    }
+    if (!pastOwn) {
+      if (rec.phase === 'startup' && rec.id === ownStartupId) pastOwn = true;
       continue;
     }
     if (rec.phase === 'startup') break;
@@ -51,32 +59,44 @@ export interface StartupMeta {
   lab: boolean;
 }
 
+/** Closings still running, per writer: the shutdown line waits for them. */
+const closing = new WeakMap<AuditWriter, Promise<unknown>>();
+
 /**
- * Writes the `startup` line, then closes what the previous run left open. Rejects when the log
- * cannot be written: a server whose audit log fails at startup must not start.
+ * Writes the `startup` line and resolves; rejects when the log cannot be written (a server whose
+ * audit log fails at startup must not start). Closing what the previous run left open reads back
+ * through the log, so it runs after startup instead of delaying it: `closed` settles when done.
  */
-export async function auditStartup(writer: AuditWriter, meta: StartupMeta): Promise<LeftOpen> {
-  const left = await findLeftOpen(writer.path);
+export async function auditStartup(writer: AuditWriter, meta: StartupMeta): Promise<{ id: string; closed: Promise<LeftOpen> }> {
+  const id = randomUUID();
   await writer.write({
-    id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'startup', identity: SERVER_IDENTITY,
-    detail: { version: meta.version, pid: process.pid, lab: meta.lab, closed_proposals: left.proposals.length, interrupted_changes: left.changes.length },
+    id, target: null, tool: SERVER_IDENTITY, phase: 'startup', identity: SERVER_IDENTITY,
+    detail: { version: meta.version, pid: process.pid, lab: meta.lab },
   });
+  const closed = closeLeftOpen(writer, id);
+  closing.set(writer, closed.catch(() => undefined));
+  return { id, closed };
+}
+
+async function closeLeftOpen(writer: AuditWriter, startupId: string): Promise<LeftOpen> {
+  const left = await findLeftOpen(writer.path, startupId);
   for (const p of left.proposals) {
     await writer.write({
       ...pick(p), phase: 'expired',
-      detail: { reason: 'still open when the previous server process ended; proposals live in memory, so it can no longer be confirmed' },
+      detail: { reason: 'still open when the previous server process ended; proposals live in memory, so it can no longer be confirmed', closed_by: startupId },
     });
   }
   for (const c of left.changes) {
     await writer.write({
       ...pick(c), phase: 'failed',
-      detail: { code: 'interrupted', message: 'The server process ended while this change ran; its outcome is unknown. Check the object (and its checkpoint) before retrying.' },
+      detail: { code: 'interrupted', message: 'The server process ended while this change ran; its outcome is unknown. Check the object (and its checkpoint) before retrying.', closed_by: startupId },
     });
   }
   return left;
 }
 
 export async function auditShutdown(writer: AuditWriter, reason: string): Promise<void> {
+  await closing.get(writer);
   await writer.write({ id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'shutdown', identity: SERVER_IDENTITY, detail: { reason, pid: process.pid } });
 }
 
