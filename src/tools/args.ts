@@ -92,7 +92,6 @@ export function isCalendarTime(s: string): boolean {
 export const IsoTimeArg = z
   .string()
   .min(4)
-  .max(40)
   .refine(isCalendarTime, 'not an ISO-8601 date or date-time that exists (e.g. "2024-05-01" or "2024-05-01T12:00:00Z")');
 
 /**
