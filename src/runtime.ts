@@ -58,7 +58,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
   // Fails startup when the log cannot be written; closes proposals a previous process left open.
-  const started = await auditStartup(audit, { version: VERSION, lab: opts.lab ?? false }).catch((err: unknown) => {
+  const started = await auditStartup(audit, { version: VERSION, lab: (opts.extraTools?.length ?? 0) > 0 }).catch((err: unknown) => {
     throw new Error(`audit log ${settings.auditLogPath} cannot be written (${(err as Error).message}). Free disk space or fix AUDIT_LOG_PATH; the server does not run without its audit log.`);
   });
   started.closed.then(

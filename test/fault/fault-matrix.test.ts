@@ -4,6 +4,7 @@
 import { mkdirSync, renameSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { errorOf } from '../support/harness.js';
 
@@ -53,7 +54,7 @@ async function assertAuditSound(l: LabHarness): Promise<void> {
 describe('fault matrix', () => {
   it('ZVM answers 5xx to the checkpoint insert: the change is denied before it runs', async () => {
     const l = await harness();
-    l.lab.zvms.get('lab-zvm')!.faults.failRoute('POST /v1/vpgs/:id/checkpoints', 20, 503);
+    zvmFaults(l.lab.zvms.get('lab-zvm')!).failRoute('POST /v1/vpgs/:id/checkpoints', 20, 503);
     const e = errorOf(await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true }));
     expect(['checkpoint_failed', 'zerto_error', 'unreachable']).toContain(e.code);
     expect(power(l, 'vm-102')).toBe('poweredOn');
@@ -63,7 +64,7 @@ describe('fault matrix', () => {
 
   it('ZVM answers 401 to the checkpoint insert: denied with an auth error, nothing changed', async () => {
     const l = await harness();
-    l.lab.zvms.get('lab-zvm')!.faults.failRoute('POST /v1/vpgs/:id/checkpoints', 20, 401);
+    zvmFaults(l.lab.zvms.get('lab-zvm')!).failRoute('POST /v1/vpgs/:id/checkpoints', 20, 401);
     const e = errorOf(await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true }));
     expect(['auth_failed', 'checkpoint_failed', 'zerto_error']).toContain(e.code);
     expect(power(l, 'vm-102')).toBe('poweredOn');
@@ -73,7 +74,7 @@ describe('fault matrix', () => {
 
   it('a checkpoint that is never listed: checkpoint_timeout, the change does not run', async () => {
     const l = await harness();
-    l.lab.zvms.get('lab-zvm')!.faults.lateCheckpoint('never');
+    zvmFaults(l.lab.zvms.get('lab-zvm')!).lateCheckpoint('never');
     const e = errorOf(await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true }));
     expect(e.code).toBe('checkpoint_timeout');
     expect(power(l, 'vm-102')).toBe('poweredOn');
@@ -83,7 +84,7 @@ describe('fault matrix', () => {
 
   it('a late checkpoint (listed before the guard gives up): the change runs once, after it', async () => {
     const l = await harness();
-    l.lab.zvms.get('lab-zvm')!.faults.lateCheckpoint(600);
+    zvmFaults(l.lab.zvms.get('lab-zvm')!).lateCheckpoint(600);
     const r = await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true });
     expect(r.isError, r.text).toBe(false);
     expect((r.data.checkpoint as { status: string }).status).toBe('checkpointed');
@@ -140,7 +141,7 @@ describe('fault matrix', () => {
     expect(pinned.isError, pinned.text).toBe(false);
     const proposal = await l.call('zerto_recover_file', { vm: 'app-01', path: '/etc/app.conf', tag: pinned.data.tag as string });
     expect(proposal.isError, proposal.text).toBe(false);
-    l.lab.zvms.get('lab-zvm')!.faults.failDownload(10);
+    zvmFaults(l.lab.zvms.get('lab-zvm')!).failDownload(10);
     const e = errorOf(await l.call('confirm_action', { token: proposal.data.token as string }));
     expect(e.code).toBe('zerto_error');
     expect(e.message).toMatch(/was unmounted/);

@@ -56,6 +56,7 @@ export async function findLeftOpen(path: string, ownStartupId?: string): Promise
 
 export interface StartupMeta {
   version: string;
+  /** Lab mode (the runtime got the lab's extra tools). */
   lab: boolean;
 }
 
