@@ -23,6 +23,7 @@ export const HELP = `zerto-rewind-mcp: an MCP server (stdio) for VMware vSphere,
 Usage:
   zerto-rewind-mcp            serve MCP over stdio, configured by the environment
   zerto-rewind-mcp --lab      serve MCP against the built-in simulated lab (two vCenters + a ZVM)
+  zerto-rewind-mcp audit verify FILE...   check the audit log's hash chain (rotated files oldest first)
   zerto-rewind-mcp --help | --version
 
 Environment:

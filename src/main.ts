@@ -21,6 +21,8 @@ function enableCompileCache(): void {
 }
 
 async function main(): Promise<number> {
+  // A separate command, loaded only when asked for: `audit verify FILE...` checks the hash chain.
+  if (process.argv[2] === 'audit') return (await import('./audit/verify-command.js')).runAuditCommand(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     process.stdout.write(`${HELP}\n`);

@@ -4,6 +4,8 @@
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from './config/load.js';
 import { AuditWriter } from './core/audit-writer.js';
+import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
+import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
@@ -42,7 +44,8 @@ export interface Runtime {
   dashboard?: DashboardHandle;
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
-  shutdown(): Promise<void>;
+  /** `reason` lands in the audit log's `shutdown` line. */
+  shutdown(reason?: string): Promise<void>;
 }
 
 /** State files live beside the audit log, never in the operator's config folder. */
@@ -59,6 +62,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
+  // Fails startup when the log cannot be written; closes proposals a previous process left open.
+  const started = await auditStartup(audit, { version: VERSION, lab: (opts.extraTools?.length ?? 0) > 0 }).catch((err: unknown) => {
+    throw new Error(`audit log ${settings.auditLogPath} cannot be written (${(err as Error).message}). Free disk space or fix AUDIT_LOG_PATH; the server does not run without its audit log.`);
+  });
+  started.closed.then(
+    (left) => { if (left.proposals.length || left.changes.length) logger.warn({ expired: left.proposals.length, interrupted: left.changes.length }, 'closed proposals and changes the previous process left open (see the audit log)'); },
+    (err) => logger.error({ err: String(err) }, 'could not close what the previous process left open in the audit log'),
+  );
 
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
@@ -104,6 +115,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(opts.extraBuiltInCatalog ?? []),
   ];
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, stateFile(settings.auditLogPath, 'catalog'));
+  for (const problem of catalog.problems) logger.warn({}, problem);
 
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
@@ -132,7 +144,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let dashboard: DashboardHandle | undefined;
   if (dashboardModule) {
     dashboard = await dashboardModule.startDashboard({
-      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!,
+      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!, allowedHosts: settings.webUi.allowedHosts,
       ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
     });
     built.services.webUi.url = dashboard.url;
@@ -144,7 +156,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     audit,
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
-    async shutdown() {
+    async shutdown(reason = 'shutdown') {
       await dashboard?.close().catch(() => undefined);
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
@@ -152,6 +164,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       await gateway?.close().catch((err) => logger.warn({ err: String(err) }, 'stopping downstream servers failed'));
       await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
+      await auditShutdown(audit, reason).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
       await audit.close();
     },
   };

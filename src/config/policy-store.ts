@@ -1,7 +1,10 @@
-// Holds the current policy and reloads it at the next call after the file changes. A file that
-// stops parsing (or disappears) after start does not fall back to anything: the store reports the
-// error and the pipeline denies every mutate/destructive call with it until the file is fixed.
-import { readFileSync, statSync } from 'node:fs';
+// Holds the current policy and reloads it at the next call after the file's content changes (by
+// sha256 of its bytes: an edit that keeps size and mtime, as `cp -p` or a fast editor can, still
+// reloads). A file that stops parsing (or disappears) after start does not fall back to anything:
+// the store reports the error and the pipeline denies every mutate/destructive call with it until
+// the file is fixed.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parsePolicy, EMPTY_POLICY, type PolicyFile } from './policy-file.js';
 import { formatProblems, type ConfigProblem } from './problems.js';
 
@@ -29,23 +32,27 @@ export class PolicyFileStore implements PolicySource {
   private problems: ConfigProblem[] = [];
 
   current(): PolicyState {
-    const stamp = this.statStamp();
-    if (stamp !== this.stamp) this.state = this.load();
+    const read = this.read();
+    if (read.stamp !== this.stamp) this.state = this.load(read);
     return this.state;
   }
 
-  private statStamp(): string {
+  /** The file's bytes and their hash; 'missing' or an error stamp when it cannot be read. */
+  private read(): { stamp: string; text?: string; error?: string } {
+    let bytes: Buffer;
     try {
-      const s = statSync(this.file);
-      return `${s.ino}:${s.size}:${s.mtimeMs}`;
-    } catch {
-      return 'missing';
+      bytes = readFileSync(this.file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { stamp: 'missing' };
+      return { stamp: `error:${code ?? ''}`, error: (err as Error).message };
     }
+    return { stamp: createHash('sha256').update(bytes).digest('hex'), text: bytes.toString('utf8') };
   }
 
-  private load(): PolicyState {
-    this.stamp = this.statStamp();
-    if (this.stamp === 'missing') {
+  private load(read = this.read()): PolicyState {
+    this.stamp = read.stamp;
+    if (read.stamp === 'missing') {
       // Before the first successful load a default path may simply not exist: strict built-ins.
       // After a file was loaded, its disappearance is a broken edit like any other: fail closed.
       if (!this.required && this.everLoaded === false) {
@@ -53,12 +60,8 @@ export class PolicyFileStore implements PolicySource {
       }
       return { ok: false, error: `policy file ${this.file} cannot be read (missing)` };
     }
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (err) {
-      return { ok: false, error: `policy file ${this.file} cannot be read: ${(err as Error).message}` };
-    }
+    if (read.text === undefined) return { ok: false, error: `policy file ${this.file} cannot be read: ${read.error}` };
+    const text = read.text;
     // An editor that truncates and rewrites in place shows an empty file for a moment; after a
     // policy was loaded, empty means "being edited or broken", never "strict built-ins only".
     if (this.everLoaded && text.trim() === '') {

@@ -12,7 +12,7 @@ export interface Settings {
   auditLogPath: string;
   confirmationTtlSeconds: number;
   zertoConfigFile: string | undefined;
-  webUi: { enabled: boolean; host: string; port: number; token: string | undefined };
+  webUi: { enabled: boolean; host: string; port: number; token: string | undefined; allowedHosts: string[] };
   logLevel: string;
 }
 
@@ -65,6 +65,8 @@ export function readSettings(env: Record<string, string | undefined>): { setting
       host: env.WEB_UI_HOST || '127.0.0.1',
       port: parseInteger(env, 'WEB_UI_PORT', 8787, 0, 65_535, problems),
       token: env.WEB_UI_TOKEN || undefined,
+      // Host header values beyond the bind address (a reverse proxy's name), comma-separated.
+      allowedHosts: (env.WEB_UI_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
     },
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -28,6 +28,29 @@ export function assertDashboardConfig(cfg: { enabled: boolean; token?: string | 
       hint: 'Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16).',
     });
   }
+  const bits = estimatedBits(token);
+  if (bits < MIN_TOKEN_BITS || new Set(token).size < MIN_DISTINCT_CHARACTERS) {
+    throw new AppError('config_invalid', `WEB_UI_TOKEN is too predictable (about ${Math.floor(bits)} bits by its character mix; at least ${MIN_TOKEN_BITS} and ${MIN_DISTINCT_CHARACTERS} different characters are required).`, {
+      hint: 'Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16) (32 characters).',
+    });
+  }
+}
+
+/** Strength floor: a repeated or two-letter token (`aaaa...`, `abab...`) is length without secrecy. */
+export const MIN_TOKEN_BITS = 64;
+export const MIN_DISTINCT_CHARACTERS = 8;
+
+/**
+ * Length times the Shannon entropy of the token's own character frequencies: an upper bound on
+ * what the token can hold, so a low value proves a weak token (a high one proves nothing more).
+ */
+export function estimatedBits(token: string): number {
+  const counts = new Map<string, number>();
+  for (const c of token) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const n = [...token].length;
+  let perChar = 0;
+  for (const k of counts.values()) perChar -= (k / n) * Math.log2(k / n);
+  return perChar * n;
 }
 
 /** How the request presented the token, for logs only (never the value). */

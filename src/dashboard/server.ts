@@ -7,6 +7,8 @@ import { assertDashboardConfig, createAuthenticator, type Authenticator } from '
 import { applySecurityHeaders, clientAddress, sendText } from './http.js';
 import type { DashboardLogger, DashboardPorts } from './ports.js';
 import { loadStaticFiles, type StaticFile } from './static-files.js';
+import { allowedHostHeaders, hostAllowed } from './host-check.js';
+import { createLogThrottle, type LogThrottle } from './log-throttle.js';
 
 export { assertDashboardConfig, MIN_TOKEN_LENGTH } from './auth.js';
 export { REQUESTED_WITH } from './csrf.js';
@@ -20,6 +22,8 @@ export interface DashboardOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port?: number;
+  /** Extra Host header values to accept (e.g. "approvals.example:8787" behind a proxy). */
+  allowedHosts?: string[];
   /** WEB_UI_TOKEN; required (see assertDashboardConfig). */
   token: string;
   ports: DashboardPorts;
@@ -46,8 +50,16 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
   const files = await loadStaticFiles();
   const api = createApiHandler(opts.ports, logger);
 
+  const refusals = createLogThrottle();
+  let allowed = new Set<string>();
   const server = createServer((req, res) => {
-    handle(req, res, auth, files, api, logger).catch((err: unknown) => {
+    if (!hostAllowed(req, allowed)) {
+      applySecurityHeaders(res);
+      logRefusal(refusals, logger, { host: String(req.headers.host ?? '').slice(0, 100), client: clientAddress(req) }, 'dashboard refused a request for another host name (DNS rebinding?)');
+      sendText(res, 421, 'Misdirected request');
+      return;
+    }
+    handle(req, res, auth, files, api, logger, refusals).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'dashboard request failed');
       if (!res.headersSent) sendText(res, 500, 'Internal error');
       else res.destroy();
@@ -67,6 +79,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
   server.on('error', (err) => logger.error({ err: err.message }, 'dashboard server error'));
 
   const port = (server.address() as AddressInfo).port;
+  allowed = allowedHostHeaders(host, port, opts.allowedHosts);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
   if (!isLoopback(host)) {
     logger.warn({ host, port }, 'dashboard listens beyond loopback: the token travels over plain http, so put TLS in front');
@@ -92,6 +105,7 @@ async function handle(
   files: Map<string, StaticFile>,
   api: ApiHandler,
   logger: DashboardLogger,
+  refusals: LogThrottle,
 ): Promise<void> {
   applySecurityHeaders(res);
   // The base is a placeholder: only the path and query of the request are used.
@@ -105,10 +119,7 @@ async function handle(
   const authorized = token.ok || (!isApi && token.source === undefined && auth.checkAssetCookie(req));
   if (!authorized) {
     // Path only: the query may hold a (wrong) token, and logs must not collect guesses or typos.
-    logger.warn(
-      { path: url.pathname, client: clientAddress(req), presented: token.source ?? 'none' },
-      'dashboard refused an unauthenticated request',
-    );
+    logRefusal(refusals, logger, { path: url.pathname.slice(0, 200), client: clientAddress(req), presented: token.source ?? 'none' }, 'dashboard refused an unauthenticated request');
     sendText(res, 401, 'Unauthorized');
     return;
   }
@@ -133,6 +144,12 @@ async function handle(
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Content-Length', file.body.length);
   res.end(file.body);
+}
+
+function logRefusal(throttle: LogThrottle, logger: DashboardLogger, obj: object, msg: string): void {
+  const t = throttle.take();
+  if (t.suppressed !== undefined) logger.warn({ suppressed: t.suppressed }, 'dashboard refused more requests than it logs; those were counted, not logged');
+  if (t.log) logger.warn(obj, msg);
 }
 
 function isLoopback(host: string): boolean {

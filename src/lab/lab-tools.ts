@@ -16,12 +16,17 @@ export const LAB_CATALOG: CatalogEntry[] = [
   { tool: LAB_WRITE_TOOL, vm_arg: 'vm', platform: 'any', note: 'lab only: writes a file into a simulated guest (stands in for ssh/winrm)' },
 ];
 
-function findLabVm(vm: string): { target: string; moid: string; name: string; hostname: string } {
+function findLabVm(vm: string, path?: string): { target: string; moid: string; name: string; hostname: string } {
   const hits = LAB_VCENTERS.flatMap((vc) => vc.vms.filter((v) => v.name === vm || v.moid === vm || v.hostname === vm || v.hostname.split('.')[0] === vm)
-    .map((v) => ({ target: vc.target, moid: v.moid, name: v.name, hostname: v.hostname })));
+    .map((v) => ({ target: vc.target, moid: v.moid, name: v.name, hostname: v.hostname, os: v.os })));
   if (hits.length === 0) throw new AppError('not_found', `No lab guest named '${vm}'.`, { hint: 'Lab guests: app-01, web-01, win-app-01, erp-01, win-file-01, ...' });
   if (hits.length > 1) throw new AppError('ambiguous_name', `'${vm}' names ${hits.length} lab VMs.`, { details: { candidates: hits } });
-  return hits[0]!;
+  const hit = hits[0]!;
+  // Checked here, at resolve: a bad path found at execution would come after the checkpoint.
+  if (path !== undefined && !(hit.os === 'windows' ? /^[a-zA-Z]:[\\/][^\\/]/.test(path) : path.startsWith('/') && path.length > 1)) {
+    throw new AppError('invalid_input', `'${path}' is not an absolute ${hit.os} path in '${hit.name}'.`, { hint: hit.os === 'windows' ? 'Use a path like C:\\app\\app.ini.' : 'Use a path like /etc/app.conf.' });
+  }
+  return hit;
 }
 
 export function labTools(guests: GuestFileSystems): AnyTool[] {
@@ -44,7 +49,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     }),
     output: z.object({ vm: z.string(), path: z.string(), bytes: z.number(), written_at: z.string(), would: z.string().optional().describe('Dry run only: what would have been written.') }),
     async resolve(args, ctx) {
-      const vm = findLabVm(args.vm);
+      const vm = findLabVm(args.vm, args.path);
       const t = ctx.services.targets.find((x) => x.name === vm.target);
       if (!t) throw new AppError('not_found', `Lab target '${vm.target}' is not configured.`);
       return {
@@ -76,7 +81,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     }),
     output: z.object({ vm: z.string(), path: z.string(), exists: z.boolean(), content: z.string().optional() }),
     async resolve(args, ctx) {
-      const vm = findLabVm(args.vm);
+      const vm = findLabVm(args.vm, args.path);
       const t = ctx.services.targets.find((x) => x.name === vm.target);
       if (!t) throw new AppError('not_found', `Lab target '${vm.target}' is not configured.`);
       return { targets: [{ name: t.name, host: t.host, tags: t.tags }], affected: [{ type: 'vm', name: vm.name, moid: vm.moid, target: vm.target }], guest: vm };

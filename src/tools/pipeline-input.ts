@@ -2,15 +2,18 @@
 // objects (the tool's resolve, or the `singleTarget` precondition answering `target: "all"`).
 import { toPublicError } from '../core/errors.js';
 import type { Resolution } from './define.js';
+import { screenArguments } from './args.js';
 import { deny, invalidInput, isRead, LIFECYCLE_SKIP, type Call, type Step } from './pipeline-call.js';
 
 export const validate: Step = {
   name: 'validate',
   skip: (call) => (call.proposal ? 'a confirmation continues a proposal whose arguments were validated when it was made' : undefined),
   async run(call) {
-    const parsed = call.tool.input.safeParse(call.rawArgs ?? {});
-    if (!parsed.success) {
-      const error = invalidInput(call.tool.name, parsed.error);
+    // Depth and lone surrogates first (args.ts): a 5,000-level value must not reach the schema.
+    const screened = screenArguments(call.tool.name, call.rawArgs);
+    const parsed = screened ? undefined : call.tool.input.safeParse(call.rawArgs ?? {});
+    if (!parsed?.success) {
+      const error = screened ?? invalidInput(call.tool.name, parsed!.error);
       return deny(call, { error, phase: 'failed', target: null, args: call.rawArgs, detail: { code: error.code, message: error.message } });
     }
     call.args = parsed.data as Record<string, unknown>;

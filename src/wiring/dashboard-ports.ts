@@ -1,7 +1,7 @@
 // The dashboard's ports, implemented over the same confirmation store, pipeline, target pool and
 // audit log the MCP tools use. The dashboard itself imports none of these; it gets this object.
-import { readFile } from 'node:fs/promises';
 import { AppError, toPublicError } from '../core/errors.js';
+import { fileLinesBackward } from '../core/audit/tail.js';
 import type { DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
 import type { BuiltServer } from '../server.js';
 import { runConfirmed } from '../tools/lifecycle.js';
@@ -9,6 +9,8 @@ import { auditor } from '../tools/pipeline-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 
 const INVENTORY_ROWS = 200;
+/** How far back from the end of the audit log the dashboard's view searches. */
+export const AUDIT_SCAN_BYTES = 32 * 1024 * 1024;
 
 export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined, auditPath: string): DashboardPorts {
   const { services } = built;
@@ -70,18 +72,11 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     targetNames: () => pool?.names() ?? [],
 
     async auditTail(q) {
-      let text: string;
-      try {
-        text = await readFile(auditPath, 'utf8');
-      } catch {
-        return [];
-      }
+      // From the end of the file, one chunk at a time: memory stays bounded however long the log
+      // grows, and a search gives up after AUDIT_SCAN_BYTES rather than reading gigabytes.
       const needle = q.text?.toLowerCase();
       const out: Array<Record<string, unknown>> = [];
-      const lines = text.split('\n');
-      for (let i = lines.length - 1; i >= 0 && out.length < q.limit; i--) {
-        const line = lines[i];
-        if (!line) continue;
+      for await (const line of fileLinesBackward(auditPath, AUDIT_SCAN_BYTES)) {
         if (needle && !line.toLowerCase().includes(needle)) continue;
         let rec: Record<string, unknown>;
         try {
@@ -93,6 +88,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
         if (q.target && rec.target !== q.target) continue;
         if (q.phase && rec.phase !== q.phase) continue;
         out.push(rec);
+        if (out.length >= q.limit) break;
       }
       return out.reverse();
     },

@@ -4,9 +4,8 @@
 // comes back inline, anything else is saved under restore_dir for a human to put back.
 
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AppError } from '../core/errors.js';
+import { writeNewFileUnder } from '../core/safe-write.js';
 import type { ZvmClient } from './client.js';
 import { extractDownloadedFile } from './download-payload.js';
 import { locateGuestFile, waitForMount } from './flr-browse.js';
@@ -142,19 +141,8 @@ async function deliver(
   const text = size <= (args.inlineLimitBytes ?? 64 * 1024) ? asText(bytes) : undefined;
   if (text !== undefined) return { size, sha256, delivered: 'inline', content: text };
   const stamp = cp.TimeStamp.replace(/[:.]/g, '-');
-  const dir = join(args.restoreDir, safe(vmName), `${stamp}-cp${safe(cp.CheckpointIdentifier)}`);
-  await mkdir(dir, { recursive: true });
-  let target = join(dir, safe(fileName));
-  for (let n = 1; ; n++) {
-    try {
-      // 'wx': never overwrite an earlier restore of the same file.
-      await writeFile(target, bytes, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw err;
-      target = join(dir, `${n}-${safe(fileName)}`);
-    }
-  }
+  // Never through a symlink, never outside restore_dir, never over an earlier restore.
+  const target = await writeNewFileUnder(args.restoreDir, [safe(vmName), `${stamp}-cp${safe(cp.CheckpointIdentifier)}`], safe(fileName), bytes);
   return { size, sha256, delivered: 'file', saved_to: target };
 }
 

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide, type PolicyRequest } from '../../src/core/policy-engine.js';
 import { PolicyFileSchema, type PolicyFile } from '../../src/config/policy-file.js';
-import { fnmatch } from '../../src/core/fnmatch.js';
+import { fnmatch, fnmatchCounted } from '../../src/core/fnmatch.js';
 
 const policy = (raw: unknown): PolicyFile => PolicyFileSchema.parse(raw);
 
@@ -195,3 +196,54 @@ describe('fnmatch', () => {
     expect(fnmatch(name, pattern)).toBe(expected);
   });
 });
+
+describe('fnmatch: bounded work', () => {
+  it('a pattern with many stars against 80 dashes takes at most (n+1)(m+1) steps, not exponential backtracking', () => {
+    const name = '-'.repeat(80);
+    const pattern = '*-*-*-*-*-*-*-prod';
+    const { matched, steps } = fnmatchCounted(name, pattern);
+    expect(matched).toBe(false);
+    expect(steps).toBeLessThanOrEqual((name.length + 1) * (pattern.length + 1));
+    const long = fnmatchCounted('-'.repeat(5000), '*-'.repeat(40) + 'prod');
+    expect(long.matched).toBe(false);
+    expect(long.steps).toBeLessThanOrEqual(5001 * 85);
+  });
+
+  it('agrees with a regular-expression translation on random patterns and names (as Python fnmatchcase)', () => {
+    const alphabet = fc.constantFrom('a', 'b', '-', '*', '?', '[', ']', '!');
+    fc.assert(fc.property(fc.string({ unit: alphabet, maxLength: 8 }), fc.string({ unit: fc.constantFrom('a', 'b', '-', '[', ']', '!'), maxLength: 10 }), (pattern, name) => {
+      let re: RegExp;
+      try {
+        re = referenceRegex(pattern);
+      } catch {
+        return fc.pre(false); // a reversed range: invalid as a RegExp (and matches nothing here, as in Python)
+      }
+      expect(fnmatch(name, pattern)).toBe(re.test(name));
+    }), { numRuns: 2000 });
+  });
+});
+
+/** Python's fnmatch.translate, reduced to what the alphabet above uses; small inputs only. */
+function referenceRegex(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') out += '.*';
+    else if (c === '?') out += '.';
+    else if (c === '[') {
+      let j = i + 1;
+      if (pattern[j] === '!') j++;
+      if (pattern[j] === ']') j++;
+      while (j < pattern.length && pattern[j] !== ']') j++;
+      if (j >= pattern.length) out += '\\[';
+      else {
+        let body = pattern.slice(i + 1, j);
+        const neg = body.startsWith('!');
+        if (neg) body = body.slice(1);
+        out += `[${neg ? '^' : ''}${body.replace(/\\/g, '\\\\').replace(/\^/g, '\\^').replace(/\[/g, '\\[').replace(/\]/g, '\\]')}]`;
+        i = j;
+      }
+    } else out += c.replace(/[.+^${}()|\\/\][[-]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`, 's');
+}

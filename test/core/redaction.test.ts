@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditWriter } from '../../src/core/audit-writer.js';
 import { envSecretSource } from '../../src/core/secrets.js';
-import { redact, redactValues, REDACTED } from '../../src/core/redact.js';
+import { redact, redactString, redactValues, REDACTED } from '../../src/core/redact.js';
 import { tempDir } from '../support/harness.js';
 
 const SECRET = 'Sup3r-S3cret!pw';
@@ -79,5 +79,57 @@ describe('redaction of shared structures', () => {
     const cyclic: Record<string, unknown> = { name: 'x' };
     cyclic.self = cyclic;
     expect(redactValues(cyclic, [])).toEqual({ name: 'x', self: '[Circular]' });
+  });
+});
+
+// Key names and value shapes the red team found leaking, as properties: any spelling of a secret
+// key (case, separators, prefixes), any value shape under it, and the secret inside text (URLs,
+// connection strings, command lines) with arbitrary text around it.
+const secretValue = fc.stringMatching(/^[A-Za-z0-9!#%*+]{6,20}$/).filter((s) => /[0-9]/.test(s) && /[A-Za-z]/.test(s));
+const secretKeyName = fc.tuple(
+  fc.constantFrom('pwd', 'pin', 'pin_code', 'api_key', 'ssh_key', 'access_key', 'private_key', 'session', 'session_token', 'sessionid', 'password', 'client_secret', 'token'),
+  fc.constantFrom('', 'db_', 'user_', 'x-', 'vault.'),
+  fc.constantFrom('snake', 'UPPER', 'camel'),
+).map(([base, prefix, style]) => {
+  const name = `${prefix}${base}`;
+  if (style === 'UPPER') return name.toUpperCase();
+  if (style === 'camel') return name.replace(/[_.-]([a-z])/g, (_m, c: string) => c.toUpperCase());
+  return name;
+});
+const shaped = (secret: string) => fc.constantFrom(secret, [secret], { value: secret }, [{ inner: secret }]);
+
+describe('wider redaction (property tests)', () => {
+  it('a value under any spelling of a secret key never survives, whatever its shape', () => {
+    fc.assert(fc.property(secretKeyName, secretValue.chain((s) => fc.tuple(fc.constant(s), shaped(s))), fc.jsonValue({ maxDepth: 2 }), (key, [secret, value], noise) => {
+      const out = JSON.stringify(redact({ noise, args: { [key]: value } }, []));
+      expect(out).not.toContain(secret);
+    }), { numRuns: 500 });
+  });
+
+  it('a password inside text never survives: URL userinfo, connection strings, -pSECRET, --password', () => {
+    const text = secretValue.chain((secret) => fc.tuple(
+      fc.constant(secret),
+      fc.constantFrom(
+        `https://admin:${secret}@vc.example.test/sdk`,
+        `postgres://svc:${secret}@db:5432/app`,
+        `Server=db;User Id=sa;Password=${secret};`,
+        `Data Source=x;Pwd=${secret}`,
+        `mysql -u root -p${secret} appdb`,
+        `backup --password=${secret} --all`,
+        `backup --password ${secret}`,
+        `curl "https://x.test/api?api_key=${secret}&q=1"`,
+      ),
+      fc.string({ maxLength: 12 }).map((s) => s.replace(/\S$/, ' ')),
+      fc.string({ maxLength: 12 }).map((s) => ` ${s}`),
+    ));
+    fc.assert(fc.property(text, ([secret, body, before, after]) => {
+      expect(redactString(`${before}${body}${after}`, [])).not.toContain(secret);
+      expect(JSON.stringify(redactValues({ message: `${before}${body}${after}` }, []))).not.toContain(secret);
+    }), { numRuns: 500 });
+  });
+
+  it('ordinary keys and identifiers keep their values', () => {
+    const rec = { vm: 'web-01', session_id: 'flr-123', controller_key: 1000, pinned: true, target: 'lab-vc1', tag: 'ai:agent|power_off|vm=web-01|change=c1', url: 'https://vc.example.test/sdk', cmd: 'mkdir -p /tmp/x' };
+    expect(redact(rec, [])).toEqual(rec);
   });
 });

@@ -44,10 +44,7 @@ export function compileRe2(pattern: string): RE2JS {
   return RE2JS.compile(pattern);
 }
 
-export const IsoTimeArg = z
-  .string()
-  .min(4)
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'not an ISO-8601 date or date-time (e.g. "2024-05-01T12:00:00Z")');
+export { IsoTimeArg } from '../args.js';
 
 export interface NameFilter {
   name?: string | undefined;
