@@ -82,6 +82,13 @@ async function main(): Promise<number> {
   for (const w of config.warnings) logger.warn({}, w);
   for (const n of config.notices) logger.info({}, n);
 
+  if (opts.command === 'check') {
+    const { runCheck } = await import('./check/run-check.js');
+    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env });
+    await stopLab?.();
+    return code;
+  }
+
   let runtime: Runtime;
   try {
     runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}) });
