@@ -2,7 +2,7 @@
 // clients, the guard, the stores and the tool declarations into one MCP server, and nothing in it
 // touches the process (no env reads, no stdio, no signals).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
@@ -11,7 +11,6 @@ import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
 import type { SecretSource } from './core/secrets.js';
-import { AppError, toPublicError } from './core/errors.js';
 import type { AnyTool, CallContext } from './tools/define.js';
 import { runTool } from './tools/pipeline.js';
 import { render } from './tools/render.js';
@@ -20,6 +19,8 @@ import type { ServiceExtensions, ToolServices } from './tools/services.js';
 import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { InFlightCalls } from './in-flight-calls.js';
+import { unknownToolMessage } from './tools/unknown-tool.js';
 import { VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -46,6 +47,8 @@ export interface BuiltServer {
   tools: AnyTool[];
   /** Calls a tool outside MCP (the web page's confirm path uses the same pipeline). */
   callContext(identity: string, signal?: AbortSignal): CallContext;
+  /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,16 +92,13 @@ export function buildServer(deps: ServerDeps): BuiltServer {
 
   // The listing is derived from declarations that never change while the process runs.
   const listing = tools.map(listed);
+  const inFlight = new InFlightCalls();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) {
-      const error = new AppError('invalid_input', `Unknown tool '${request.params.name}'.`, {
-        hint: 'Call tools/list; destructive tools exist only when the server runs with ENABLE_DESTRUCTIVE=true.',
-      });
-      return render({ ok: false, error: toPublicError(error) }, deps.secrets.knownValues());
-    }
+    // The spec's answer to an unknown tool is a JSON-RPC error, not a tool result.
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name, tools, deps.tools, deps.settings.enableDestructive));
     const token = extra._meta?.progressToken;
     let step = 0;
     const progress = (value: number, total?: number, message?: string): void => {
@@ -112,8 +112,10 @@ export function buildServer(deps: ServerDeps): BuiltServer {
         })
         .catch(() => undefined);
     };
-    const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), signal: extra.signal, progress });
-    return render(outcome, deps.secrets.knownValues());
+    return inFlight.track(extra.signal, async (signal) => {
+      const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), signal, progress });
+      return render(outcome, deps.secrets.knownValues());
+    });
   });
 
   return {
@@ -127,7 +129,10 @@ export function buildServer(deps: ServerDeps): BuiltServer {
       signal: signal ?? new AbortController().signal,
       progress: () => undefined,
     }),
+    drain: () => inFlight.drain(),
     async close() {
+      // Calls still running get their answer before the transport closes (finished, or cancelled).
+      await inFlight.drain();
       services.confirmations.close();
       await server.close().catch(() => undefined);
     },

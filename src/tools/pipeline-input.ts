@@ -3,14 +3,17 @@
 import { toPublicError } from '../core/errors.js';
 import type { Resolution } from './define.js';
 import { deny, invalidInput, isRead, LIFECYCLE_SKIP, type Call, type Step } from './pipeline-call.js';
+import { unknownArgsError } from './unknown-args.js';
 
 export const validate: Step = {
   name: 'validate',
   skip: (call) => (call.proposal ? 'a confirmation continues a proposal whose arguments were validated when it was made' : undefined),
   async run(call) {
+    // Unknown argument names are refused before the schema would silently drop them.
+    const unknownArgs = unknownArgsError(call.tool.name, call.tool.input, call.rawArgs);
     const parsed = call.tool.input.safeParse(call.rawArgs ?? {});
-    if (!parsed.success) {
-      const error = invalidInput(call.tool.name, parsed.error);
+    if (unknownArgs || !parsed.success) {
+      const error = unknownArgs ?? invalidInput(call.tool.name, parsed.error!);
       return deny(call, { error, phase: 'failed', target: null, args: call.rawArgs, detail: { code: error.code, message: error.message } });
     }
     call.args = parsed.data as Record<string, unknown>;

@@ -1,0 +1,46 @@
+// Tool calls that are still running when the client leaves (stdin closes) or the process is told
+// to stop. Shutdown drains them before the transport closes, so every request gets its answer:
+// a call gets a grace period to finish, then its signal is aborted and it answers `cancelled`.
+export interface DrainOptions {
+  /** How long running calls may take to finish on their own (default 10 s). */
+  graceMs?: number;
+  /** How long a cancelled call may take to answer (default 5 s). */
+  cancelWaitMs?: number;
+}
+
+export class InFlightCalls {
+  private readonly calls = new Map<Promise<unknown>, AbortController>();
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** Runs `fn` under a signal that aborts on the caller's cancel or on drain. */
+  track<T>(callerSignal: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([callerSignal, controller.signal]);
+    const p = fn(signal).finally(() => this.calls.delete(p));
+    this.calls.set(p, controller);
+    return p;
+  }
+
+  async drain(opts: DrainOptions = {}): Promise<void> {
+    // A request read just before stdin ended may not have reached its handler yet.
+    await new Promise((r) => setImmediate(r));
+    if (!this.calls.size) return;
+    const settled = () => Promise.allSettled([...this.calls.keys()]);
+    if (await finishesWithin(settled(), opts.graceMs ?? 10_000)) return;
+    for (const c of this.calls.values()) c.abort(new Error('the server is shutting down'));
+    await finishesWithin(settled(), opts.cancelWaitMs ?? 5_000);
+  }
+}
+
+async function finishesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((r) => { timer = setTimeout(() => r(false), ms); });
+  try {
+    return await Promise.race([p.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
