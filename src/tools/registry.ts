@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { ProposalSchema } from './proposal.js';
+import { portableSchema } from './portable-schema.js';
 import type { ToolServices } from './services.js';
 
 export interface RegistryOptions {
@@ -82,5 +83,5 @@ export function listed(tool: AnyTool): ListedTool {
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete out.$schema;
-  return out;
+  return portableSchema(out, { dropDescriptions: io === 'output' });
 }
