@@ -75,6 +75,8 @@ async function main(): Promise<number> {
     config = loaded.config;
   }
 
+  if (opts.toolsets !== undefined) config.settings.toolsets = opts.toolsets;
+
   // The shorthand's inline password arrives as a *_PASSWORD variable and is redacted as one; its
   // user name is not a secret (redacting 'admin' would shred every result that mentions it).
   const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials });

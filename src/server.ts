@@ -77,7 +77,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     },
   });
 
-  const tools = selectTools(deps.tools, services, { enableDestructive: deps.settings.enableDestructive });
+  const tools = selectTools(deps.tools, services, { enableDestructive: deps.settings.enableDestructive, toolsets: deps.settings.toolsets });
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   const server = new Server(

@@ -14,6 +14,8 @@ export interface Settings {
   zertoConfigFile: string | undefined;
   webUi: { enabled: boolean; host: string; port: number; token: string | undefined };
   logLevel: string;
+  /** TOOLSETS (or --toolsets, which wins): which toolsets to serve; unset = the default sets. */
+  toolsets?: string | undefined;
 }
 
 /** pino's levels. */
@@ -67,6 +69,7 @@ export function readSettings(env: Record<string, string | undefined>): { setting
       token: env.WEB_UI_TOKEN || undefined,
     },
     logLevel: env.LOG_LEVEL || 'info',
+    toolsets: env.TOOLSETS || undefined,
   };
   if (!LOG_LEVELS.includes(settings.logLevel)) {
     problems.push({ variable: 'LOG_LEVEL', reason: `expected one of ${LOG_LEVELS.join(', ')}, got '${settings.logLevel}'` });

@@ -7,10 +7,13 @@ import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { ProposalSchema } from './proposal.js';
 import { portableSchema } from './portable-schema.js';
+import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
 import type { ToolServices } from './services.js';
 
 export interface RegistryOptions {
   enableDestructive: boolean;
+  /** TOOLSETS / --toolsets as given; unset serves the default sets. */
+  toolsets?: string | undefined;
 }
 
 /** Whether a configuration offers a surface. Lab tools are only ever passed in by lab mode (or a test). */
@@ -23,8 +26,12 @@ const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> =
 
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
   const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
+  const selection = parseToolsets(opts.toolsets);
+  const problem = toolsetProblem(selection);
+  if (problem) throw new Error(problem);
   const chosen = all.filter((t) => {
     if (lifecycle.has(t)) return false;
+    if (!inSelection(t, selection)) return false;
     if (t.category === 'destructive' && !opts.enableDestructive) return false;
     return SURFACE_CONFIGURED[t.surface](services);
   });

@@ -3,6 +3,7 @@
 // declared tool is absent (destructive tools off, or a toolset not chosen) only when that is why.
 import type { AnyTool } from './define.js';
 import { closestName } from './unknown-args.js';
+import { toolsetOf } from './toolsets.js';
 
 export function unknownToolMessage(name: string, served: AnyTool[], declared: AnyTool[], enableDestructive: boolean): string {
   const base = `Unknown tool '${name}': call tools/list for the tools this server offers.`;
@@ -10,7 +11,7 @@ export function unknownToolMessage(name: string, served: AnyTool[], declared: An
   if (known && known.category === 'destructive' && !enableDestructive) {
     return `${base} '${name}' is destructive and exists only when the server runs with ENABLE_DESTRUCTIVE=true.`;
   }
-  if (known) return `${base} '${name}' is not served by this configuration (see TOOLSETS in the README).`;
+  if (known) return `${base} '${name}' is in toolset '${toolsetOf(known)}', which TOOLSETS / --toolsets does not select.`;
   const near = closestName(name, served.map((t) => t.name));
   return near ? `${base} Did you mean '${near}'?` : base;
 }

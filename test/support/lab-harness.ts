@@ -54,7 +54,8 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     writeFileSync(policyPath, opts.policyYaml);
     policy = new PolicyFileStore(policyPath, true);
   }
-  const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
+  // Every toolset unless a test picks some: suites exercise every tool; the budget test picks the default.
+  const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { TOOLSETS: 'all', ...(opts.env ?? {}) } });
   if (opts.checkpointTimeoutMs !== undefined) lab.config.app.guard.checkpointTimeoutMs = opts.checkpointTimeoutMs;
   opts.editConfig?.(lab);
   const env = { ...(opts.env ?? {}), ...lab.env };
