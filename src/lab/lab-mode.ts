@@ -115,6 +115,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   mkdirSync(stateDir, { recursive: true });
   if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');
   settings.enableDestructive = true;
+  // Destructive tools are on for the lab targets, but served only when chosen (TOOLSETS=all).
+  settings.toolsets ??= 'default';
   settings.targetsFile = '(lab)';
   const policy = opts.policy ?? new PolicyFileStore(env.POLICY_FILE || LAB_POLICY_FILE, true);
   settings.policyFile = env.POLICY_FILE || LAB_POLICY_FILE;

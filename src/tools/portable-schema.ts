@@ -3,8 +3,11 @@
 // runs): a `type` array such as ["string","null"] becomes `anyOf` branches of one type each
 // (Gemini's function declarations take one type), and the empty schema `{}` zod writes for a loose
 // object's extra keys is dropped (it only restates the default and reads as "accepts anything").
-// Output schemas also lose their `description`s: models choose tools by name, description and
-// input schema, and output prose duplicated the tool description at about a third of the bytes.
+// Output schemas are also made lean (`lean`): models choose tools by name, description and input
+// schema, so an output schema keeps every field and its type but drops what only restates or
+// tightens them (descriptions that duplicated the tool description, `required` lists,
+// `additionalProperties: false`, `propertyNames: {type: string}`), about half of the bytes.
+// Both kinds drop zod's ±2^53-1 integer bounds, which are implied.
 
 type Node = Record<string, unknown>;
 
@@ -20,7 +23,18 @@ const LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const ONE_KEYWORDS = ['items', 'additionalProperties', 'not', 'propertyNames', 'contains', 'if', 'then', 'else'];
 
 export interface PortableOptions {
-  dropDescriptions: boolean;
+  /** Output schemas: keep fields and types, drop descriptions and presence/strictness keywords. */
+  lean: boolean;
+}
+
+const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+function dropped(k: string, v: unknown, lean: boolean): boolean {
+  if ((k === 'maximum' || k === 'minimum') && SAFE_INTEGER_BOUNDS.has(v as number)) return true;
+  if (!lean) return false;
+  if (k === 'description' || k === 'required') return true;
+  if (k === 'additionalProperties' && v === false) return true;
+  return k === 'propertyNames' && isNode(v) && v.type === 'string' && Object.keys(v).length === 1;
 }
 
 export function portableSchema(schema: Node, opts: PortableOptions): Node {
@@ -35,7 +49,7 @@ function rewrite(value: unknown, opts: PortableOptions): unknown {
   if (!isNode(value)) return value;
   const node: Node = {};
   for (const [k, v] of Object.entries(value)) {
-    if (k === 'description' && opts.dropDescriptions) continue;
+    if (dropped(k, v, opts.lean)) continue;
     if (MAP_KEYWORDS.includes(k) && isNode(v)) node[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, rewrite(sub, opts)]));
     else if (LIST_KEYWORDS.includes(k) && Array.isArray(v)) node[k] = v.map((sub) => rewrite(sub, opts));
     else if (ONE_KEYWORDS.includes(k)) node[k] = Array.isArray(v) ? v.map((sub) => rewrite(sub, opts)) : rewrite(v, opts);

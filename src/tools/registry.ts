@@ -26,7 +26,7 @@ const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> =
 
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
   const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
-  const selection = parseToolsets(opts.toolsets);
+  const selection = parseToolsets(opts.toolsets, opts.enableDestructive);
   const problem = toolsetProblem(selection);
   if (problem) throw new Error(problem);
   const chosen = all.filter((t) => {
@@ -73,7 +73,7 @@ export interface ListedTool {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
-  annotations: ReturnType<typeof annotationsOf>;
+  annotations: Omit<ReturnType<typeof annotationsOf>, 'title'>;
 }
 
 export function listed(tool: AnyTool): ListedTool {
@@ -83,12 +83,18 @@ export function listed(tool: AnyTool): ListedTool {
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(advertisedOutput(tool), 'output'),
-    annotations: annotationsOf(tool),
+    annotations: hintsOf(tool),
   };
+}
+
+/** The four hints; the display name is the tool's own `title`, so annotations do not repeat it. */
+function hintsOf(tool: AnyTool): ListedTool['annotations'] {
+  const { title: _title, ...hints } = annotationsOf(tool);
+  return hints;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete out.$schema;
-  return portableSchema(out, { dropDescriptions: io === 'output' });
+  return portableSchema(out, { lean: io === 'output' });
 }

@@ -6,7 +6,8 @@
 import type { AnyTool } from './define.js';
 
 export const TOOLSET_DESCRIPTIONS = {
-  vsphere_read: 'Inventory reads: VMs, hosts, clusters, datastores, snapshots.',
+  vsphere_read: 'Inventory reads: VMs and their details and snapshots; lists of hosts, clusters, datastores.',
+  vsphere_infra: 'Details of one host, cluster or datastore.',
   vsphere_monitor: 'Diagnostics: events, tasks, performance, guest customization status.',
   vsphere_change: 'Non-destructive changes: power, snapshots, reconfigure, ISO, migrate, clone.',
   vsphere_destructive: 'Two-phase destructive changes (also need ENABLE_DESTRUCTIVE=true).',
@@ -21,17 +22,20 @@ export const TOOLSET_DESCRIPTIONS = {
 export type ToolsetName = keyof typeof TOOLSET_DESCRIPTIONS;
 export const TOOLSET_NAMES = Object.keys(TOOLSET_DESCRIPTIONS) as ToolsetName[];
 
-/** Served when neither TOOLSETS nor --toolsets is set. */
-export const DEFAULT_TOOLSETS: ToolsetName[] = ['vsphere_read', 'vsphere_change', 'vsphere_destructive', 'zerto', 'flr', 'lab'];
+/**
+ * Served when neither TOOLSETS nor --toolsets is set, plus vsphere_destructive when the operator
+ * set ENABLE_DESTRUCTIVE=true. `default` in a list means exactly these sets.
+ */
+export const DEFAULT_TOOLSETS: ToolsetName[] = ['vsphere_read', 'vsphere_change', 'zerto', 'flr', 'lab'];
 
 /** Tools in every selection. */
 const DISCOVERY = new Set(['list_targets']);
 
 /** The one table of which tool is in which set. */
 const TOOLSET_OF: Record<string, ToolsetName> = {
-  list_vms: 'vsphere_read', get_vm_details: 'vsphere_read', list_hosts: 'vsphere_read', get_host_details: 'vsphere_read',
-  list_clusters: 'vsphere_read', get_cluster_details: 'vsphere_read', list_datastores: 'vsphere_read',
-  get_datastore_details: 'vsphere_read', list_snapshots: 'vsphere_read',
+  list_vms: 'vsphere_read', get_vm_details: 'vsphere_read', list_snapshots: 'vsphere_read',
+  list_hosts: 'vsphere_read', list_clusters: 'vsphere_read', list_datastores: 'vsphere_read',
+  get_host_details: 'vsphere_infra', get_cluster_details: 'vsphere_infra', get_datastore_details: 'vsphere_infra',
   get_events: 'vsphere_monitor', get_tasks: 'vsphere_monitor', get_vm_performance: 'vsphere_monitor', get_customization_status: 'vsphere_monitor',
   power_on_vm: 'vsphere_change', power_off_vm: 'vsphere_change', suspend_vm: 'vsphere_change', reset_vm: 'vsphere_change',
   create_snapshot: 'vsphere_change', reconfigure_vm: 'vsphere_change', mount_iso: 'vsphere_change', unmount_iso: 'vsphere_change',
@@ -66,10 +70,13 @@ export interface ToolsetSelection {
   unknown: string[];
 }
 
-/** Parses `vsphere_read,zerto` / `all` / `default,zerto_catalog`; unset or empty means the default. */
-export function parseToolsets(raw: string | undefined): ToolsetSelection {
+/**
+ * Parses `vsphere_read,zerto` / `all` / `default,zerto_catalog`. Unset or empty means the default,
+ * with vsphere_destructive when `enableDestructive` (ENABLE_DESTRUCTIVE=true asks for those tools).
+ */
+export function parseToolsets(raw: string | undefined, enableDestructive = false): ToolsetSelection {
   const names = (raw ?? '').split(/[\s,]+/).map((n) => n.trim().toLowerCase()).filter(Boolean);
-  if (!names.length) return { sets: new Set(DEFAULT_TOOLSETS), unknown: [] };
+  if (!names.length) return { sets: new Set<ToolsetName>([...DEFAULT_TOOLSETS, ...(enableDestructive ? ['vsphere_destructive' as const] : [])]), unknown: [] };
   const sets = new Set<ToolsetName>();
   const unknown: string[] = [];
   for (const n of names) {

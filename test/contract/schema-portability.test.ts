@@ -19,7 +19,8 @@ describe('schema portability (MCP Inspector linter)', () => {
     const env = { PATH: process.env.PATH ?? '', TOOLSETS: 'all', AUDIT_LOG_PATH: join(tempDir('zr-lint-'), 'audit.jsonl'), LOG_LEVEL: 'warn' };
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      [INSPECTOR, '--cli', process.execPath, BIN, '--lab', '--method', 'tools/list', '--strict', '--format', 'json'],
+      // The Inspector passes the server only the variables given with -e.
+      [INSPECTOR, '--cli', '-e', 'TOOLSETS=all', '-e', `AUDIT_LOG_PATH=${env.AUDIT_LOG_PATH}`, process.execPath, BIN, '--lab', '--method', 'tools/list', '--strict', '--format', 'json'],
       { env, maxBuffer: 16 * 1024 * 1024 },
     );
     const out = JSON.parse(stdout) as { result: { tools: Array<{ name: string }> }; schemaFindings?: unknown[] };

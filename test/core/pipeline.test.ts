@@ -201,7 +201,7 @@ describe('registration', () => {
     h = await startHarness({ tools: testTools(fakeInventory()), env: { ENABLE_DESTRUCTIVE: 'true' } });
     const tools = (await h.client.listTools()).tools;
     for (const t of tools) {
-      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
+      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint']);
       expect(t.outputSchema).toBeDefined();
     }
     const by = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));

@@ -36,19 +36,23 @@ describe('toolsets', () => {
   it('serves the default sets when TOOLSETS is unset: discovery, lifecycle, no catalog edits or diagnostics', async () => {
     const names = await served(undefined);
     expect(names).toContain('list_targets');
-    for (const n of [...LIFECYCLE, 'list_vms', 'power_on_vm', 'delete_vm', 'zerto_guard_before_mutate', 'zerto_recover_file', 'lab_write_guest_file']) expect(names).toContain(n);
-    for (const n of ['zerto_add_mutating_tool', 'get_events', 'get_vm_performance']) expect(names).not.toContain(n);
+    for (const n of [...LIFECYCLE, 'list_vms', 'power_on_vm', 'zerto_guard_before_mutate', 'zerto_recover_file', 'lab_write_guest_file']) expect(names).toContain(n);
+    // In --lab the destructive tools are enabled but their toolset is not chosen by default.
+    for (const n of ['zerto_add_mutating_tool', 'get_events', 'get_vm_performance', 'get_host_details', 'delete_vm']) expect(names).not.toContain(n);
     expect(parseToolsets(undefined).sets).toEqual(new Set(DEFAULT_TOOLSETS));
+    // Outside --lab, ENABLE_DESTRUCTIVE=true asks for the destructive tools: the default then serves them.
+    expect(parseToolsets(undefined, true).sets).toEqual(new Set([...DEFAULT_TOOLSETS, 'vsphere_destructive']));
+    expect(parseToolsets('default', true).sets).toEqual(new Set(DEFAULT_TOOLSETS));
   }, 60_000);
 
   it('serves only the chosen sets plus discovery; the lifecycle only with a two-phase tool', async () => {
     const reads = await served('vsphere_read');
-    expect(reads).toEqual(['list_targets', 'list_vms', 'get_vm_details', 'list_hosts', 'get_host_details', 'list_clusters', 'get_cluster_details', 'list_datastores', 'get_datastore_details', 'list_snapshots']);
+    expect(reads).toEqual(['list_targets', 'list_vms', 'get_vm_details', 'list_hosts', 'list_clusters', 'list_datastores', 'list_snapshots']);
     const flr = await served('flr');
     expect(flr).toEqual(['list_targets', 'zerto_recover_file', 'zerto_list_flr_sessions', 'zerto_end_flr_session', ...LIFECYCLE]);
     const all = await served('all');
     expect(all.length).toBe(ALL_TOOLS.length + 2);
-    expect(await served('default,zerto_catalog')).toEqual(expect.arrayContaining(['zerto_add_mutating_tool', 'delete_vm']));
+    expect(await served('default,zerto_catalog,vsphere_destructive')).toEqual(expect.arrayContaining(['zerto_add_mutating_tool', 'delete_vm']));
   }, 60_000);
 
   it('names the toolset of a declared tool that is not served', async () => {
