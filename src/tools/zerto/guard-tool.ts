@@ -37,7 +37,7 @@ export const zertoGuardBeforeMutate = defineTool({
   name: 'zerto_guard_before_mutate',
   title: 'Guard another server\'s tool call with a Zerto checkpoint',
   description:
-    "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, ansible, winrm...), with that tool's name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. On any error, do not make the change without asking the user. Unlisted tools pass (guarded=false).",
+    "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, ansible, winrm...), with that tool's name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. ADVISORY: it protects a change only when you call it first. On any error, do not make the change without asking the user. Unlisted tools pass (guarded=false).",
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',
