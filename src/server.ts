@@ -98,7 +98,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     // The spec's answer to an unknown tool is a JSON-RPC error, not a tool result.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name, tools, deps.tools, deps.settings.enableDestructive));
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name, tools, deps.tools, deps.settings));
     const token = extra._meta?.progressToken;
     let step = 0;
     const progress = (value: number, total?: number, message?: string): void => {

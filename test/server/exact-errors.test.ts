@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
-import { tempDir } from '../support/harness.js';
+import { startHarness, tempDir } from '../support/harness.js';
+import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 
 const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -53,6 +54,19 @@ describe('exact errors through a real client', () => {
     const audited = h.auditLines().slice(before);
     expect(audited).toHaveLength(1);
     expect(audited[0]).toMatchObject({ tool: 'get_vm_details', phase: 'failed' });
+  });
+});
+
+describe('the reason a declared tool is not served', () => {
+  it('names the missing Zerto site rather than a toolset when the tool is selected', async () => {
+    const h = await startHarness({ tools: ALL_TOOLS });
+    try {
+      await expect(h.client.callTool({ name: 'zerto_find_protection', arguments: { vm: 'x' } })).rejects.toMatchObject({
+        code: -32602, message: expect.stringContaining('needs what it works on configured (a vSphere target or a Zerto site)'),
+      });
+    } finally {
+      await h.close();
+    }
   });
 });
 
