@@ -1,12 +1,13 @@
 // Checks of the process itself, from the same configuration the server loads: the audit log can
 // be appended to, the policy parses, the dashboard token is strong enough to be a password, and
-// the restore folder is a place where recovered files may safely land.
+// the restore folder is a place where recovered files may safely land, and TOOLSETS names real sets.
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, parse, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { AuditWriter } from '../core/audit-writer.js';
 import { MIN_TOKEN_LENGTH } from '../dashboard/auth.js';
+import { parseToolsets, toolsetProblem } from '../tools/toolsets.js';
 import { row, type CheckRow } from './check-result.js';
 
 const SUBJECT = 'process';
@@ -14,7 +15,14 @@ const SUBJECT = 'process';
 const STRONG_TOKEN_BITS = 96;
 
 export function checkProcess(config: LoadedConfig): CheckRow[] {
-  return [auditRow(config), policyRow(config), tokenRow(config), restoreRow(config.app.restoreDir)];
+  return [auditRow(config), policyRow(config), tokenRow(config), restoreRow(config.app.restoreDir), toolsetsRow(config)];
+}
+
+function toolsetsRow(config: LoadedConfig): CheckRow {
+  const selection = parseToolsets(config.settings.toolsets, config.settings.enableDestructive);
+  const problem = toolsetProblem(selection);
+  if (problem) return row(SUBJECT, 'toolsets', 'fail', problem, 'Fix TOOLSETS / --toolsets; the server refuses to start with an unknown toolset.');
+  return row(SUBJECT, 'toolsets', 'ok', `serving ${[...selection.sets].join(', ')}`);
 }
 
 function auditRow(config: LoadedConfig): CheckRow {

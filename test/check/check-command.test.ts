@@ -33,7 +33,7 @@ describe('check command', () => {
     expect(report.ok).toBe(true);
     const checks = new Set(report.checks.map((c) => `${c.subject}/${c.check}`));
     for (const c of ['dns', 'tcp', 'tls', 'login', 'api_version', 'clock']) expect(checks).toContain(`target lab-vc1/${c}`);
-    for (const c of ['audit_log', 'policy', 'dashboard_token', 'restore_dir']) expect(checks).toContain(`process/${c}`);
+    for (const c of ['audit_log', 'policy', 'dashboard_token', 'restore_dir', 'toolsets']) expect(checks).toContain(`process/${c}`);
     expect(find(report.checks, 'target lab-vc1', 'api_version')?.detail).toMatch(/API \d/);
     expect(find(report.checks, 'target lab-vc1', 'tls')?.detail).toMatch(/sha256 [0-9A-F:]{95}/);
     expect(stdout).not.toContain(LAB_CREDENTIALS.password);
@@ -91,7 +91,15 @@ describe('check command', () => {
       expect(find(rows, 'site lab-zvm', 'login')?.status).toBe('fail');
     });
 
-    it('exits 1 and lists every fix under the table', () => {
+    it('fails an unknown toolset with its fix, as the server would refuse it', async () => {
+    const env = { PATH: process.env.PATH ?? '', AUDIT_LOG_PATH: `${tempDir('zr-check-')}/audit.jsonl` };
+    const run = await promisify(execFile)(process.execPath, [BIN, 'check', '--lab', '--json', '--toolsets', 'vsphere_reed'], { env }).then(() => undefined, (e: { code: number; stdout: string }) => e);
+    expect(run?.code).toBe(1);
+    const report = JSON.parse(run!.stdout) as { checks: CheckRow[] };
+    expect(find(report.checks, 'process', 'toolsets')).toMatchObject({ status: 'fail', detail: expect.stringContaining("unknown toolset 'vsphere_reed'") });
+  }, 60_000);
+
+  it('exits 1 and lists every fix under the table', () => {
       expect(code).toBe(1);
       expect(printed).toContain('What to fix:');
       expect(printed.match(/^ {4}fix: /gm)?.length).toBe(rows.filter((r) => r.fix).length);
