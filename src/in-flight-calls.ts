@@ -17,9 +17,16 @@ export class InFlightCalls {
 
   /** Runs `fn` under a signal that aborts on the caller's cancel or on drain. */
   track<T>(callerSignal: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    // One controller, forwarded to by hand rather than AbortSignal.any: the call's signal must stay
+    // reachable (the map holds the controller) so a caller's cancel always arrives.
     const controller = new AbortController();
-    const signal = AbortSignal.any([callerSignal, controller.signal]);
-    const p = fn(signal).finally(() => this.calls.delete(p));
+    const forward = () => controller.abort(callerSignal.reason);
+    if (callerSignal.aborted) forward();
+    else callerSignal.addEventListener('abort', forward, { once: true });
+    const p = fn(controller.signal).finally(() => {
+      callerSignal.removeEventListener('abort', forward);
+      this.calls.delete(p);
+    });
     this.calls.set(p, controller);
     return p;
   }
