@@ -1,11 +1,11 @@
-// Toolsets (github-mcp-server's model): every tool belongs to one named set, and TOOLSETS /
+// Toolsets (github-mcp-server's model): every tool declares one named set (`toolset`), and TOOLSETS /
 // --toolsets pick the sets this process serves, so a client with a small context or a tool-count
 // cap gets only what it needs. `list_targets` (discovery) is in every selection; the lifecycle
 // tools come with any two-phase tool (registry.ts); `all` serves everything. The default keeps the
 // --lab listing within the context budget (test/contract/context-budget.test.ts).
-import type { AnyTool } from './define.js';
+import type { AnyTool, Toolset } from './define.js';
 
-export const TOOLSET_DESCRIPTIONS = {
+export const TOOLSET_DESCRIPTIONS: Record<Toolset, string> = {
   vsphere_read: 'Inventory reads: VMs and their details and snapshots; lists of hosts, clusters, datastores.',
   vsphere_infra: 'Details of one host, cluster or datastore.',
   vsphere_monitor: 'Diagnostics: events, tasks, performance, guest customization status.',
@@ -17,9 +17,9 @@ export const TOOLSET_DESCRIPTIONS = {
   lifecycle: 'Proposals: list, confirm, cancel (added with any two-phase tool).',
   lab: 'The simulated lab\'s guest-file tools (--lab only).',
   downstream: 'Tools of other MCP servers this one proxies.',
-} as const;
+};
 
-export type ToolsetName = keyof typeof TOOLSET_DESCRIPTIONS;
+export type ToolsetName = Toolset;
 export const TOOLSET_NAMES = Object.keys(TOOLSET_DESCRIPTIONS) as ToolsetName[];
 
 /**
@@ -31,37 +31,9 @@ export const DEFAULT_TOOLSETS: ToolsetName[] = ['vsphere_read', 'vsphere_change'
 /** Tools in every selection. */
 const DISCOVERY = new Set(['list_targets']);
 
-/** The one table of which tool is in which set. */
-const TOOLSET_OF: Record<string, ToolsetName> = {
-  list_vms: 'vsphere_read', get_vm_details: 'vsphere_read', list_snapshots: 'vsphere_read',
-  list_hosts: 'vsphere_read', list_clusters: 'vsphere_read', list_datastores: 'vsphere_read',
-  get_host_details: 'vsphere_infra', get_cluster_details: 'vsphere_infra', get_datastore_details: 'vsphere_infra',
-  get_events: 'vsphere_monitor', get_tasks: 'vsphere_monitor', get_vm_performance: 'vsphere_monitor', get_customization_status: 'vsphere_monitor',
-  power_on_vm: 'vsphere_change', power_off_vm: 'vsphere_change', suspend_vm: 'vsphere_change', reset_vm: 'vsphere_change',
-  create_snapshot: 'vsphere_change', reconfigure_vm: 'vsphere_change', mount_iso: 'vsphere_change', unmount_iso: 'vsphere_change',
-  migrate_vm: 'vsphere_change', clone_vm: 'vsphere_change',
-  delete_snapshot: 'vsphere_destructive', revert_snapshot: 'vsphere_destructive', delete_vm: 'vsphere_destructive',
-  unregister_vm: 'vsphere_destructive', remove_disk: 'vsphere_destructive', bulk_vm_action: 'vsphere_destructive',
-  zerto_find_protection: 'zerto', zerto_create_tagged_checkpoint: 'zerto', zerto_guard_before_mutate: 'zerto',
-  zerto_recover_file: 'flr', zerto_list_flr_sessions: 'flr', zerto_end_flr_session: 'flr',
-  zerto_list_mutating_tools: 'zerto_catalog', zerto_add_mutating_tool: 'zerto_catalog', zerto_remove_mutating_tool: 'zerto_catalog',
-  list_pending_actions: 'lifecycle', confirm_action: 'lifecycle', cancel_action: 'lifecycle',
-  lab_write_guest_file: 'lab', lab_read_guest_file: 'lab',
-};
-
-/** The set of a tool: the table, else its declaration's `toolset`, else derived from its surface. */
+/** The set of a tool: its declaration's `toolset` (discovery tools are in every set). */
 export function toolsetOf(tool: AnyTool): ToolsetName | 'discovery' {
-  if (DISCOVERY.has(tool.name)) return 'discovery';
-  const declared = (tool as { toolset?: string }).toolset;
-  const fromTable = TOOLSET_OF[tool.name] ?? (declared && (TOOLSET_NAMES as string[]).includes(declared) ? (declared as ToolsetName) : undefined);
-  if (fromTable) return fromTable;
-  switch (tool.surface) {
-    case 'vsphere': return tool.category === 'read' ? 'vsphere_read' : tool.category === 'destructive' ? 'vsphere_destructive' : 'vsphere_change';
-    case 'zerto': return 'zerto';
-    case 'lifecycle': return 'lifecycle';
-    case 'lab': return 'lab';
-    default: return 'downstream';
-  }
+  return DISCOVERY.has(tool.name) ? 'discovery' : tool.toolset;
 }
 
 export interface ToolsetSelection {

@@ -25,11 +25,11 @@ async function served(toolsets: string | undefined): Promise<string[]> {
 }
 
 describe('toolsets', () => {
-  it('puts every declared tool in a named set through the one table', () => {
+  it('puts every declared tool in a named set (its declaration\'s toolset)', () => {
     for (const t of [...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())]) {
       const set = toolsetOf(t);
       expect(set === 'discovery' || TOOLSET_NAMES.includes(set), t.name).toBe(true);
-      expect(set, `${t.name} fell through to the derived set`).not.toBe('downstream');
+      expect(set, `${t.name} is our own tool, not a proxied one`).not.toBe('downstream');
     }
   });
 

@@ -70,7 +70,7 @@ export const getClusterDetails = defineTool({
     'One cluster: the list_clusters columns plus its hosts with their VM counts.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, cluster: ClusterArg }),
   output: fanOutSchema(ClusterListRow.extend({

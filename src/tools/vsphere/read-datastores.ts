@@ -75,7 +75,7 @@ export const getDatastoreDetails = defineTool({
     `One datastore: the list_datastores columns plus URL, the hosts mounting it and its VMs (first ${MAX_DETAIL_VMS}).`,
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, datastore: DatastoreArg }),
   output: fanOutSchema(DatastoreListRow.extend({

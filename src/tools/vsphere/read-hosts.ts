@@ -91,7 +91,7 @@ export const getHostDetails = defineTool({
     `One ESXi host: the list_hosts columns plus vendor, model, uptime, datastores, networks and its VMs (first ${MAX_DETAIL_VMS}; list_vms host=<name> pages through all).`,
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, host: HostArg }),
   output: fanOutSchema(HostDetails),

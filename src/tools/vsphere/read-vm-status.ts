@@ -17,7 +17,7 @@ export const getVmPerformance = defineTool({
     "Real-time performance of one VM from vCenter's 20 s samples: latest, average and maximum of CPU, memory, disk and network counters over the last `samples` samples (default 15 = 5 min). Counters the VM does not report are in `unavailable`.",
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
     target: TargetsArg,
@@ -59,7 +59,7 @@ export const getCustomizationStatus = defineTool({
     'Whether guest customization (sysprep / Linux identity) of one VM ran and how it ended (not_started, running, succeeded, failed), from customizationInfo and the Customization* events together, with message and times.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({ target: TargetsArg, vm: VmArg }),
   output: fanOutSchema(z.object({
