@@ -25,7 +25,7 @@ const transport = new StdioClientTransport({
   // SOAK_HEAP_MB caps the server's V8 heap: surviving the run under a small cap shows the heap is
   // bounded (RSS alone also counts memory V8 has not given back yet).
   command: process.execPath, args: [...(process.env.SOAK_HEAP_MB ? [`--max-old-space-size=${process.env.SOAK_HEAP_MB}`] : []), BIN, '--lab'], cwd: state, stderr: 'ignore',
-  env: { ...process.env, AUDIT_LOG_PATH: audit, ENABLE_DESTRUCTIVE: 'true', LOG_LEVEL: 'warn' },
+  env: { ...process.env, AUDIT_LOG_PATH: audit, ENABLE_DESTRUCTIVE: 'true', LOG_LEVEL: 'warn', TOOLSETS: 'all' },
 });
 const client = new Client({ name: 'soak', version: '1.0.0' });
 await client.connect(transport);

@@ -4,15 +4,26 @@ export interface CliOptions {
   help: boolean;
   version: boolean;
   lab: boolean;
+  /** `check`: run the configuration checks instead of serving (src/check). */
+  command?: 'check';
+  /** `check --json`: machine-readable output. */
+  json: boolean;
+  /** `--toolsets a,b` (wins over TOOLSETS). */
+  toolsets?: string;
   unknown: string[];
 }
 
 export function parseArgs(argv: string[]): CliOptions {
-  const opts: CliOptions = { help: false, version: false, lab: false, unknown: [] };
-  for (const arg of argv) {
+  const opts: CliOptions = { help: false, version: false, lab: false, json: false, unknown: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--version' || arg === '-v') opts.version = true;
     else if (arg === '--lab') opts.lab = true;
+    else if (arg === 'check' && i === 0) opts.command = 'check';
+    else if (arg === '--json' && opts.command === 'check') opts.json = true;
+    else if (arg.startsWith('--toolsets=')) opts.toolsets = arg.slice('--toolsets='.length);
+    else if (arg === '--toolsets' && i + 1 < argv.length) opts.toolsets = argv[++i]!;
     else opts.unknown.push(arg);
   }
   return opts;
@@ -24,6 +35,12 @@ Usage:
   zerto-rewind-mcp            serve MCP over stdio, configured by the environment
   zerto-rewind-mcp --lab      serve MCP against the built-in simulated lab (two vCenters + a ZVM)
   zerto-rewind-mcp audit verify FILE...   check the audit log's hash chain (rotated files oldest first)
+  zerto-rewind-mcp check [--lab] [--json]
+                              check the configuration: DNS, TCP, TLS, login, API version and clock
+                              of every target and Zerto site, then audit log, policy, dashboard
+                              token and restore folder; exit 1 when anything failed
+  zerto-rewind-mcp --toolsets vsphere_read,zerto
+                              expose only these toolsets (also TOOLSETS; 'all' for every tool)
   zerto-rewind-mcp --help | --version
 
 Environment:
@@ -37,6 +54,7 @@ Environment:
   {PREFIX}_USER/_PASSWORD  credentials per target/site (credential_env_prefix)
   WEB_UI_ENABLED, WEB_UI_HOST, WEB_UI_PORT, WEB_UI_TOKEN   approval dashboard
   LOG_LEVEL                pino level for stderr logs (default info)
+  TOOLSETS                 comma-separated toolsets to expose (default: see the README)
 
 Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.
 An MCP client starts this program itself; see the README for Claude Desktop, VS Code and Cursor.`;

@@ -77,12 +77,21 @@ async function main(): Promise<number> {
     config = loaded.config;
   }
 
+  if (opts.toolsets !== undefined) config.settings.toolsets = opts.toolsets;
+
   // The shorthand's inline password arrives as a *_PASSWORD variable and is redacted as one; its
   // user name is not a secret (redacting 'admin' would shred every result that mentions it).
   const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials });
   const logger = createLogger(config.settings.logLevel, () => secrets.knownValues());
   for (const w of config.warnings) logger.warn({}, w);
   for (const n of config.notices) logger.info({}, n);
+
+  if (opts.command === 'check') {
+    const { runCheck } = await import('./check/run-check.js');
+    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env });
+    await stopLab?.();
+    return code;
+  }
 
   let runtime: Runtime;
   try {

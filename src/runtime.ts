@@ -157,6 +157,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
     async shutdown(reason = 'shutdown') {
+      // Running calls answer first: the FLR unmount below must not pull a disk from under one.
+      await built.drain();
       await dashboard?.close().catch(() => undefined);
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));

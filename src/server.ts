@@ -2,7 +2,7 @@
 // clients, the guard, the stores and the tool declarations into one MCP server, and nothing in it
 // touches the process (no env reads, no stdio, no signals).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
@@ -11,15 +11,17 @@ import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
 import type { SecretSource } from './core/secrets.js';
-import { AppError, toPublicError } from './core/errors.js';
+import { toPublicError, type AppError } from './core/errors.js';
 import type { AnyTool, CallContext } from './tools/define.js';
 import { runTool } from './tools/pipeline.js';
 import { render } from './tools/render.js';
-import { listed, selectTools } from './tools/registry.js';
+import { listed, selectDynamic, selectTools } from './tools/registry.js';
 import type { ServiceExtensions, ToolServices } from './tools/services.js';
 import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { InFlightCalls } from './in-flight-calls.js';
+import { unknownToolMessage } from './tools/unknown-tool.js';
 import { VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -58,6 +60,8 @@ export interface BuiltServer {
   tools: AnyTool[];
   /** Calls a tool outside MCP (the web page's confirm path uses the same pipeline). */
   callContext(identity: string, signal?: AbortSignal): CallContext;
+  /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,7 +91,10 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   });
 
   const dynamic = deps.dynamicTools;
-  const tools = selectTools(deps.tools, services, { enableDestructive: deps.settings.enableDestructive, lifecycle: dynamic !== undefined });
+  const registry = { enableDestructive: deps.settings.enableDestructive, lifecycle: dynamic !== undefined, toolsets: deps.settings.toolsets };
+  const tools = selectTools(deps.tools, services, registry);
+  // Downstream tools arrive later; the same toolset choice applies to them.
+  const dynamicChosen = (): AnyTool[] => selectDynamic(dynamic?.current() ?? [], registry);
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   const server = new Server(
@@ -103,13 +110,14 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   // The listing is derived from declarations that never change while the process runs; the
   // dynamic part (downstream tools) is rebuilt when its source says it changed.
   const listing = tools.map(listed);
-  let dynamicTools = new Map((dynamic?.current() ?? []).map((t) => [t.name, t]));
+  let dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
   let dynamicListing = [...dynamicTools.values()].map(listed);
   dynamic?.onChange(() => {
-    dynamicTools = new Map(dynamic.current().map((t) => [t.name, t]));
+    dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
     dynamicListing = [...dynamicTools.values()].map(listed);
     void server.sendToolListChanged().catch(() => undefined);
   });
+  const inFlight = new InFlightCalls();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...listing, ...dynamicListing] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -120,11 +128,13 @@ export function buildServer(deps: ServerDeps): BuiltServer {
       tool = dynamicTools.get(name);
     }
     if (!tool) {
-      const error = dynamic?.whyMissing?.(name) ?? new AppError('invalid_input', `Unknown tool '${name}'.`, {
-        hint: 'Call tools/list; destructive tools exist only when the server runs with ENABLE_DESTRUCTIVE=true.',
-      });
-      return render({ ok: false, error: toPublicError(error) }, deps.secrets.knownValues());
+      // A tool of a downstream server that is down is a tool error (`unreachable`, naming it);
+      // any other unknown name is the JSON-RPC error the spec defines.
+      const down = dynamic?.whyMissing?.(name);
+      if (down) return render({ ok: false, error: toPublicError(down) }, deps.secrets.knownValues());
+      throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(name, [...tools, ...dynamicTools.values()], deps.tools, deps.settings));
     }
+    const found = tool;
     const token = extra._meta?.progressToken;
     let step = 0;
     const progress = (value: number, total?: number, message?: string): void => {
@@ -138,8 +148,10 @@ export function buildServer(deps: ServerDeps): BuiltServer {
         })
         .catch(() => undefined);
     };
-    const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), signal: extra.signal, progress });
-    return (tool.present ?? render)(outcome, deps.secrets.knownValues());
+    return inFlight.track(extra.signal, async (signal) => {
+      const outcome = await runTool(found, request.params.arguments, { services, identity: identityOf(), signal, progress });
+      return (found.present ?? render)(outcome, deps.secrets.knownValues());
+    });
   });
 
   return {
@@ -153,7 +165,10 @@ export function buildServer(deps: ServerDeps): BuiltServer {
       signal: signal ?? new AbortController().signal,
       progress: () => undefined,
     }),
+    drain: () => inFlight.drain(),
     async close() {
+      // Calls still running get their answer before the transport closes (finished, or cancelled).
+      await inFlight.drain();
       services.confirmations.close();
       await server.close().catch(() => undefined);
     },

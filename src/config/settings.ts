@@ -14,6 +14,8 @@ export interface Settings {
   zertoConfigFile: string | undefined;
   webUi: { enabled: boolean; host: string; port: number; token: string | undefined; allowedHosts: string[] };
   logLevel: string;
+  /** TOOLSETS (or --toolsets, which wins): which toolsets to serve; unset = the default sets. */
+  toolsets?: string | undefined;
 }
 
 /** pino's levels. */
@@ -69,6 +71,7 @@ export function readSettings(env: Record<string, string | undefined>): { setting
       allowedHosts: (env.WEB_UI_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
     },
     logLevel: env.LOG_LEVEL || 'info',
+    toolsets: env.TOOLSETS || undefined,
   };
   if (!LOG_LEVELS.includes(settings.logLevel)) {
     problems.push({ variable: 'LOG_LEVEL', reason: `expected one of ${LOG_LEVELS.join(', ')}, got '${settings.logLevel}'` });

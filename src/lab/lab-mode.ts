@@ -128,6 +128,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   mkdirSync(stateDir, { recursive: true });
   if (!env.AUDIT_LOG_PATH) settings.auditLogPath = join(stateDir, 'audit.jsonl');
   settings.enableDestructive = true;
+  // Destructive tools are on for the lab targets, but served only when chosen (TOOLSETS=all).
+  settings.toolsets ??= 'default';
   settings.targetsFile = '(lab)';
   const guestFolder = opts.guestfs ? openGuestFolder(guests, stateDir) : undefined;
   const policy = opts.policy ?? new PolicyFileStore(env.POLICY_FILE || LAB_POLICY_FILE, true);
@@ -170,11 +172,17 @@ function openGuestFolder(guests: GuestFileSystems, stateDir: string): GuestFolde
   return GuestFolder.open(guests, { target: vc.target, moid: vm.moid }, labVmIdentifier(vc.target, vm.moid), root);
 }
 
+/** The filesystem server's tools the lab exposes (it has about fourteen). */
+const GUESTFS_TOOLS = ['read_text_file', 'write_file', 'edit_file', 'list_directory', 'list_allowed_directories'];
+
 /** The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its VM. */
 function guestfsDownstream(root: string): DownstreamServerConfig {
   const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
   return {
     name: 'guestfs', command: process.execPath, args: [entry, root], env: {}, vm: GUESTFS_VM,
+    // The allowlist keeps the lab's default tools/list inside the context budget (README
+    // "Toolsets"): what the demo and a first-time user need to read, edit and write guest files.
+    tools: GUESTFS_TOOLS,
     startupTimeoutMs: 30_000, callTimeoutMs: 60_000,
   };
 }

@@ -34,8 +34,7 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     name: LAB_WRITE_TOOL,
     title: 'Write a file into a lab guest',
     description:
-      'LAB ONLY. Writes a text file into a simulated guest (Linux path like /etc/app.conf, Windows path like C:\\app\\app.ini), ' +
-      'standing in for ssh/winrm. Guarded like any change: a tagged Zerto checkpoint is pinned first when the VM is protected.',
+      'LAB ONLY. Writes a text file into a simulated guest (stands in for ssh/winrm); guarded like any change.',
     category: 'mutate',
     surface: 'lab',
     toolset: 'lab',

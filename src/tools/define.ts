@@ -15,9 +15,9 @@ import type { ToolOutcome } from './pipeline-call.js';
 /** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
 export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
 
-/** The group a toolset selector may turn on or off as a whole. Plain data; nothing reads it yet. */
+/** The group TOOLSETS / --toolsets turns on or off as a whole (tools/toolsets.ts reads it). */
 export type Toolset =
-  | 'vsphere_read' | 'vsphere_change' | 'vsphere_destructive'
+  | 'vsphere_read' | 'vsphere_infra' | 'vsphere_monitor' | 'vsphere_change' | 'vsphere_destructive'
   | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab' | 'downstream';
 
 export interface TargetRef {

@@ -52,9 +52,7 @@ export const confirmAction = defineTool({
   name: 'confirm_action',
   title: 'Confirm a pending proposal',
   description:
-    'Executes a pending two-phase proposal (a destructive action or a file restore) by its token, within its TTL. ' +
-    'Policy is checked again, a Zerto checkpoint is pinned for protected VMs, then the change runs. Re-read the ' +
-    "proposal's target first. Proposals on targets that require web approval cannot be confirmed here.",
+    'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Refused for targets that require web approval.',
   category: 'mutate',
   surface: 'lifecycle',
   toolset: 'lifecycle',
@@ -115,8 +113,7 @@ export const listPendingActions = defineTool({
   name: 'list_pending_actions',
   title: 'List pending and recent proposals',
   description:
-    'Lists two-phase proposals: pending ones (soonest expiry first) and recently finished ones with their outcome. ' +
-    'Tokens are not listed: confirm with the token from the original proposal, or propose again.',
+    'Lists two-phase proposals: pending (soonest expiry first) and recently finished with their outcome. Tokens are not listed.',
   category: 'read',
   surface: 'lifecycle',
   toolset: 'lifecycle',

@@ -4,16 +4,19 @@ import { toPublicError } from '../core/errors.js';
 import type { Resolution } from './define.js';
 import { screenArguments } from './args.js';
 import { deny, invalidInput, isRead, LIFECYCLE_SKIP, type Call, type Step } from './pipeline-call.js';
+import { unknownArgsError } from './unknown-args.js';
 
 export const validate: Step = {
   name: 'validate',
   skip: (call) => (call.proposal ? 'a confirmation continues a proposal whose arguments were validated when it was made' : undefined),
   async run(call) {
     // Depth and lone surrogates first (args.ts): a 5,000-level value must not reach the schema.
+    // Then unknown argument names are refused before the schema would silently drop them.
     const screened = screenArguments(call.tool.name, call.rawArgs);
-    const parsed = screened ? undefined : call.tool.input.safeParse(call.rawArgs ?? {});
+    const unknownArgs = screened ? undefined : unknownArgsError(call.tool.name, call.tool.input, call.rawArgs);
+    const parsed = screened || unknownArgs ? undefined : call.tool.input.safeParse(call.rawArgs ?? {});
     if (!parsed?.success) {
-      const error = screened ?? invalidInput(call.tool.name, parsed!.error);
+      const error = screened ?? unknownArgs ?? invalidInput(call.tool.name, parsed!.error);
       return deny(call, { error, phase: 'failed', target: null, args: call.rawArgs, detail: { code: error.code, message: error.message } });
     }
     call.args = parsed.data as Record<string, unknown>;

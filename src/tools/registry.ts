@@ -6,12 +6,16 @@ import { z } from 'zod';
 import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { ProposalSchema } from './proposal.js';
+import { portableSchema } from './portable-schema.js';
+import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
 import type { ToolServices } from './services.js';
 
 export interface RegistryOptions {
   enableDestructive: boolean;
   /** Register the lifecycle tools even when no declared tool is two-phase (gateway tools may become two-phase). */
   lifecycle?: boolean;
+  /** TOOLSETS / --toolsets as given; unset serves the default sets. */
+  toolsets?: string | undefined;
 }
 
 /** Whether a configuration offers a surface. Lab tools are only ever passed in by lab mode (or a test). */
@@ -26,8 +30,12 @@ const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> =
 
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
   const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
+  const selection = parseToolsets(opts.toolsets, opts.enableDestructive);
+  const problem = toolsetProblem(selection);
+  if (problem) throw new Error(problem);
   const chosen = all.filter((t) => {
     if (lifecycle.has(t)) return false;
+    if (!inSelection(t, selection)) return false;
     if (t.category === 'destructive' && !opts.enableDestructive) return false;
     return SURFACE_CONFIGURED[t.surface](services);
   });
@@ -36,7 +44,9 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
     if (names.has(t.name)) throw new Error(`tool ${t.name} is declared twice`);
     names.add(t.name);
   }
-  return opts.lifecycle || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
+  // Gateway tools may become two-phase by policy, so a served downstream set brings the lifecycle.
+  const gatewayTwoPhase = opts.lifecycle === true && selection.sets.has('downstream');
+  return gatewayTwoPhase || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
 }
 
 const GuardOutcomeSchema = z.looseObject({
@@ -69,7 +79,7 @@ export interface ListedTool {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
-  annotations: ReturnType<typeof annotationsOf>;
+  annotations: Omit<ReturnType<typeof annotationsOf>, 'title'>;
 }
 
 export function listed(tool: AnyTool): ListedTool {
@@ -83,12 +93,24 @@ export function listed(tool: AnyTool): ListedTool {
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(advertisedOutput(tool), 'output'),
-    annotations: annotationsOf(tool),
+    annotations: hintsOf(tool),
   };
+}
+
+/** The four hints; the display name is the tool's own `title`, so annotations do not repeat it. */
+function hintsOf(tool: AnyTool): ListedTool['annotations'] {
+  const { title: _title, ...hints } = annotationsOf(tool);
+  return hints;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete out.$schema;
-  return out;
+  return portableSchema(out, { lean: io === 'output' });
+}
+
+/** The toolset choice applied to tools that arrive while the process runs (the gateway's). */
+export function selectDynamic(tools: AnyTool[], opts: RegistryOptions): AnyTool[] {
+  const selection = parseToolsets(opts.toolsets, opts.enableDestructive);
+  return tools.filter((t) => inSelection(t, selection));
 }

@@ -9,8 +9,18 @@ import type { ToolOutcome } from './pipeline-call.js';
 export function render(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
   if (outcome.ok) {
     const value = redactValues(outcome.value, secrets);
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    // A fan-out read whose every addressed target failed is an error to a generic client, with the
+    // per-target detail kept (it still matches the output schema).
+    if (everyTargetFailed(value)) result.isError = true;
+    return result;
   }
   const error = redactValues(outcome.error, secrets);
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+}
+
+function everyTargetFailed(value: Record<string, unknown>): boolean {
+  const results = value.results;
+  return Array.isArray(results) && results.length > 0 &&
+    results.every((r) => typeof r === 'object' && r !== null && 'target' in r && 'error' in r && !('ok' in r));
 }

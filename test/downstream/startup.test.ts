@@ -96,9 +96,8 @@ describe('names', () => {
     const narrowed = await start(configWith([{ ...bad, tools: ['echo', 'set_value'] }]));
     const shown = (await narrowed.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('x__'));
     expect(shown.sort()).toEqual(['x__echo', 'x__set_value']);
-    const hidden = await narrowed.client.callTool({ name: 'x__wipe', arguments: { what: 'all' } });
-    expect(hidden.isError).toBe(true);
-    expect(JSON.stringify(hidden.content)).toContain("Unknown tool 'x__wipe'");
+    // A hidden tool is unknown: the JSON-RPC error the spec defines, not a tool result.
+    await expect(narrowed.client.callTool({ name: 'x__wipe', arguments: { what: 'all' } })).rejects.toThrow(/-32602.*Unknown tool 'x__wipe'/);
   });
 });
 

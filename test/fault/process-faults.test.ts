@@ -16,7 +16,7 @@ async function serve(dir: string, ulimitKb?: number): Promise<{ client: Client; 
   const script = ulimitKb ? `ulimit -f ${ulimitKb} && exec "$0" "$@"` : 'exec "$0" "$@"';
   const transport = new StdioClientTransport({
     command: 'bash', args: ['-c', script, process.execPath, BIN, '--lab'], cwd: dir, stderr: 'ignore',
-    env: { PATH: process.env.PATH ?? '', AUDIT_LOG_PATH: join(dir, 'audit.jsonl'), ENABLE_DESTRUCTIVE: 'true', LOG_LEVEL: 'error' },
+    env: { PATH: process.env.PATH ?? '', AUDIT_LOG_PATH: join(dir, 'audit.jsonl'), ENABLE_DESTRUCTIVE: 'true', LOG_LEVEL: 'error', TOOLSETS: 'all' },
   });
   const client = new Client({ name: 'fault-test', version: '1.0.0' });
   await client.connect(transport);

@@ -60,7 +60,8 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     writeFileSync(policyPath, opts.policyYaml);
     policy = new PolicyFileStore(policyPath, true);
   }
-  const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { ...(opts.env ?? {}) } });
+  // Every toolset unless a test picks some: suites exercise every tool; the budget test picks the default.
+  const lab = await startLab({ ...opts, stateDir: dir, ...(policy ? { policy } : {}), env: { TOOLSETS: 'all', ...(opts.env ?? {}) } });
   if (opts.checkpointTimeoutMs !== undefined) lab.config.app.guard.checkpointTimeoutMs = opts.checkpointTimeoutMs;
   if (opts.downstream) lab.config.app.downstream = [...lab.config.app.downstream, ...opts.downstream];
   opts.editConfig?.(lab);

@@ -25,8 +25,8 @@ type Action = (typeof ACTIONS)[number];
 const Input = z.object({
   target: TargetArg,
   action: z.enum(ACTIONS).describe('delete_vm (VM and files), delete_all_snapshots (consolidate; state kept) or revert_to_current_snapshot (state since then discarded).'),
-  name_regex: SafeNameRegexArg.describe('RE2 regular expression found anywhere in the VM name, as list_vms matches it (preview with list_vms); anchor with ^...$ to match whole names. Templates are never selected.'),
-  folder: FolderArg.optional().describe('Only VMs in this folder subtree (a folder name, a relative path such as "apps/linux", or an absolute inventory path such as "/LabDC1/vm/apps").'),
+  name_regex: SafeNameRegexArg.describe('RE2 regex found anywhere in the VM name, as list_vms matches it (anchor with ^...$); templates never match.'),
+  folder: FolderArg.optional().describe('Only VMs in this folder subtree (name or inventory path).'),
   ...ChangeCommonArgs,
 });
 
@@ -145,10 +145,7 @@ export const bulkVmAction = defineTool({
   name: 'bulk_vm_action',
   title: 'Bulk action over VMs matching a pattern',
   description:
-    'Runs one destructive action (delete_vm, delete_all_snapshots, revert_to_current_snapshot) on every VM of one ' +
-    'target whose name matches an RE2 regex (as list_vms matches it), optionally within a folder (two-phase). The proposal lists every VM ' +
-    'by moid; more matches than max_bulk_objects is denied before any proposal. revert_to_current_snapshot takes a ' +
-    'safety snapshot of every VM first (auto_snapshot_before_destroy) and reverts nothing if any of them fails.',
+    'Runs delete_vm, delete_all_snapshots or revert_to_current_snapshot on every VM of one target whose name matches an RE2 regex (optionally in a folder). More matches than max_bulk_objects is denied. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',

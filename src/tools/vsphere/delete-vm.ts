@@ -57,9 +57,7 @@ export const deleteVm = defineTool({
   name: 'delete_vm',
   title: 'Delete a VM permanently',
   description:
-    'PERMANENTLY deletes one powered-off VM and its files (disks, snapshots) from exactly one target (two-phase: ' +
-    'returns a proposal to confirm). A powered-on VM is refused (power_off_vm first). An orphaned, inaccessible or ' +
-    'invalid VM is refused: vCenter cannot delete such a record; use unregister_vm. ' + NO_SAFETY_SNAPSHOT_FOR_DELETE,
+    'PERMANENTLY deletes one powered-off VM with its disks and snapshots; no safety snapshot is possible. Ghost records (orphaned, inaccessible, invalid) need unregister_vm. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',
@@ -108,9 +106,7 @@ export const unregisterVm = defineTool({
   name: 'unregister_vm',
   title: 'Unregister a VM (keep its files)',
   description:
-    "Removes one VM from vCenter's inventory and LEAVES ITS FILES on the datastore (two-phase). This is how to clear an " +
-    'orphaned, inaccessible or invalid record, on which vCenter disables delete_vm. A powered-on VM is refused. The VM ' +
-    'can be registered again from its .vmx file in the datastore browser.',
+    'Removes one powered-off VM from the inventory and LEAVES ITS FILES (re-register from the .vmx). Clears orphaned, inaccessible or invalid records. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',

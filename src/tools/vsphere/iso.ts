@@ -41,8 +41,7 @@ export const mountIso = defineTool({
   name: 'mount_iso',
   title: 'Mount an ISO on a VM',
   description:
-    "Mounts a datastore ISO ('[datastore] path/file.iso') on the VM's first CD-ROM drive and connects it. A running " +
-    'guest sees the new media at once; an ISO already mounted there is replaced.',
+    "Mounts a datastore ISO ('[datastore] path/file.iso') on the VM's first CD-ROM and connects it, replacing any mounted ISO.",
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',
@@ -84,7 +83,7 @@ export const mountIso = defineTool({
 export const unmountIso = defineTool({
   name: 'unmount_iso',
   title: 'Unmount the ISO from a VM',
-  description: "Ejects the ISO from the VM's first CD-ROM drive (the drive stays, disconnected). Nothing mounted: reported unchanged.",
+  description: "Ejects the ISO from the VM's first CD-ROM (the drive stays). Nothing mounted: reported unchanged.",
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',

@@ -34,12 +34,7 @@ export const listTargets = defineTool({
   name: 'list_targets',
   title: 'List vSphere targets',
   description:
-    'Lists the vCenters and ESXi hosts configured in targets.yaml, in configuration order: name (what `target` takes), ' +
-    'host, port, tags, standalone_host and effective dry_run, plus, after a concurrent login attempt to every target ' +
-    '(each bounded; one dead vCenter reports its error without failing the call), connected, api_version, product, ' +
-    'instance_uuid, last_error, shares_instance_with naming other entries that reach the same vCenter instance, and ' +
-    'reachability (a target that timed out is `down` and answers at once until it is back). ' +
-    'Call this first to learn the target names.',
+    'Lists the configured vCenter/ESXi targets (the names `target` takes) with host, tags and dry_run and, after a bounded login to each, connected, api_version, product, last_error and reachability (a timed-out target is `down` and answers at once until back). Call this first.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

@@ -59,7 +59,7 @@ const Input = z.object({
   host: HostArg.optional().describe('Only VMs running on this ESXi host (exact name or moid).'),
   power_state: PowerStateArg.optional(),
   connection_state: ConnectionStateArg.optional(),
-  created_after: IsoTimeArg.optional().describe('Only VMs created at or after this ISO-8601 time (VMs without a creation date are excluded).'),
+  created_after: IsoTimeArg.optional().describe('Only VMs created at or after this ISO-8601 time.'),
   created_before: IsoTimeArg.optional().describe('Only VMs created at or before this ISO-8601 time.'),
   limit: LimitArg,
   offset: OffsetArg,
@@ -87,13 +87,7 @@ export const listVms = defineTool({
   name: 'list_vms',
   title: 'List virtual machines',
   description:
-    'Lists the VMs (templates included) of one, several or all targets, sorted by name, with power state, connection state, ' +
-    'creation time, guest OS, CPU/memory, IP, host, cluster, folder and resource pool. Filters combine (AND): name (exact), ' +
-    'name_regex (RE2), folder and resource_pool (name or inventory path; the whole subtree), host, power_state, ' +
-    'connection_state (orphaned/inaccessible/invalid find ghost records) and created_after/created_before. Each target ' +
-    'answers separately: {results: [{target, ok: {total, returned, offset, truncated, hint?, vms}} | {target, error}]}; ' +
-    'total counts every match, and when truncated is true page with offset or narrow the filters. ' +
-    'Use get_vm_details for disks, NICs and snapshots of one VM.',
+    "Lists VMs (templates included) per target, sorted by name: power and connection state, created, guest OS, CPU/memory, IP, host, cluster, folder, resource pool. Filters combine (AND). Use get_vm_details for one VM's disks, NICs and snapshots.",
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

@@ -48,8 +48,7 @@ export const migrateVm = defineTool({
   name: 'migrate_vm',
   title: 'Migrate a VM (vMotion / storage vMotion)',
   description:
-    'Moves one VM to another host (vMotion) and/or datastore (storage vMotion) within the same target. Cross-vCenter ' +
-    'moves are out of scope. Progress notifications are sent while the task runs.',
+    'Moves one VM to another host (vMotion) and/or datastore (storage vMotion) within one target.',
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',
@@ -121,9 +120,7 @@ export const cloneVm = defineTool({
   name: 'clone_vm',
   title: 'Clone a VM',
   description:
-    'Clones one VM into a new VM on the same target. By default the clone goes to the source\'s folder, host, ' +
-    'resource pool and datastore, powered off. The new name must not already be used by a VM on this target, so ' +
-    'later calls can address it by name. The result names the new VM and its moid.',
+    "Clones one VM to a new, unused name on the same target; by default into the source's folder, host, pool and datastore, powered off. Returns the new moid.",
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',
@@ -133,7 +130,7 @@ export const cloneVm = defineTool({
     target: TargetArg,
     vm: VmArg.describe('Source VM by exact name or moid.'),
     name: NameArg.max(80).describe('Name of the new VM (1-80 characters), unused on this target.'),
-    folder: FolderArg.optional().describe("Destination VM folder (name, moid or inventory path); default: the source's folder."),
+    folder: FolderArg.optional().describe("Destination folder (name, moid or path); default: the source's."),
     host: HostArg.optional(),
     datastore: DatastoreArg.optional(),
     resource_pool: ResourcePoolArg.optional(),

@@ -71,7 +71,7 @@ function simplePowerTool(s: SimplePower) {
 export const powerOnVm = simplePowerTool({
   name: 'power_on_vm',
   title: 'Power on a VM',
-  description: 'Powers on one VM (or resumes a suspended one) on exactly one target. A VM that is already on is left alone and reported unchanged.',
+  description: 'Powers on (or resumes) one VM. Already on: reported unchanged.',
   verb: 'power on',
   idempotent: true,
   alreadyIn: ['poweredOn'],
@@ -81,7 +81,7 @@ export const powerOnVm = simplePowerTool({
 export const suspendVm = simplePowerTool({
   name: 'suspend_vm',
   title: 'Suspend a VM',
-  description: 'Suspends one powered-on VM (memory is written to disk; power_on_vm resumes it). A suspended VM is reported unchanged.',
+  description: 'Suspends one powered-on VM (power_on_vm resumes it). Already suspended: reported unchanged.',
   verb: 'suspend',
   idempotent: true,
   alreadyIn: ['suspended'],
@@ -91,7 +91,7 @@ export const suspendVm = simplePowerTool({
 export const resetVm = simplePowerTool({
   name: 'reset_vm',
   title: 'Reset a VM',
-  description: 'Hard-resets one powered-on VM, like pressing its reset button: the guest is not shut down cleanly. Prefer a guest reboot when the guest responds.',
+  description: 'Hard-resets one powered-on VM (no clean guest shutdown). Prefer a guest reboot when the guest responds.',
   verb: 'reset',
   idempotent: false,
   alreadyIn: [],
@@ -116,9 +116,7 @@ export const powerOffVm = defineTool({
   name: 'power_off_vm',
   title: 'Power off a VM',
   description:
-    'Powers off one VM on exactly one target. By default it asks the guest to shut down (VMware Tools) and waits up to ' +
-    `guest_timeout_seconds (default ${DEFAULT_GUEST_TIMEOUT_SECONDS}) for it; if the guest is still running then, or Tools are not running, ` +
-    'it powers the VM off hard. hard=true skips the guest step. The result says which happened. Progress notifications are sent while waiting.',
+    `Powers off one VM: guest shutdown first (waits up to guest_timeout_seconds, default ${DEFAULT_GUEST_TIMEOUT_SECONDS}), then a hard power-off if the guest is still up or Tools are not running; hard=true skips the guest step. The result says which happened.`,
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',
@@ -127,9 +125,9 @@ export const powerOffVm = defineTool({
   input: z.object({
     target: TargetArg,
     vm: VmArg,
-    hard: z.boolean().default(false).describe('Power off at once without asking the guest (like pulling the plug).'),
+    hard: z.boolean().default(false).describe('Power off at once, without the guest shutdown.'),
     guest_timeout_seconds: z.number().int().min(1).max(MAX_GUEST_TIMEOUT_SECONDS).default(DEFAULT_GUEST_TIMEOUT_SECONDS)
-      .describe(`How long to wait for the guest to shut down before powering off hard (1-${MAX_GUEST_TIMEOUT_SECONDS} s).`),
+      .describe('Seconds to wait for the guest shutdown before a hard power-off.'),
     ...ChangeCommonArgs,
   }),
   output: PowerOffOutput,

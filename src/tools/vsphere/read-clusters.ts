@@ -37,9 +37,7 @@ export const listClusters = defineTool({
   name: 'list_clusters',
   title: 'List clusters',
   description:
-    'Lists the compute clusters of one, several or all targets, sorted by name: status, host and VM counts, DRS and HA ' +
-    'settings, total and effective CPU/memory. Filters: name (exact), name_regex (RE2). Paged per target ' +
-    '({total, returned, offset, truncated, hint?, clusters}). get_cluster_details lists the hosts of one cluster.',
+    'Lists compute clusters per target: status, host and VM counts, DRS and HA settings, CPU/memory totals.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',
@@ -69,12 +67,10 @@ export const getClusterDetails = defineTool({
   name: 'get_cluster_details',
   title: 'Get cluster details',
   description:
-    'Details of one cluster, found on each target asked by exact name or moid: everything list_clusters shows plus its ' +
-    'hosts with their VM counts. An ambiguous name is refused with the candidate moids; a target without it answers ' +
-    'not_found in its slot.',
+    'One cluster: the list_clusters columns plus its hosts with their VM counts.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, cluster: ClusterArg }),
   output: fanOutSchema(ClusterListRow.extend({

@@ -39,9 +39,7 @@ export const listDatastores = defineTool({
   name: 'list_datastores',
   title: 'List datastores',
   description:
-    'Lists the datastores of one, several or all targets, sorted by name: type, capacity, free space and used percent, ' +
-    'thin-provisioning overcommit, accessibility, maintenance mode, VM and host counts. Filters: name (exact), ' +
-    'name_regex (RE2), accessible. Paged per target ({total, returned, offset, truncated, hint?, datastores}).',
+    'Lists datastores per target: type, capacity, free space, used percent, overcommit, accessibility, maintenance mode, VM and host counts.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',
@@ -74,12 +72,10 @@ export const getDatastoreDetails = defineTool({
   name: 'get_datastore_details',
   title: 'Get datastore details',
   description:
-    'Details of one datastore, found on each target asked by exact name or moid: everything list_datastores shows plus ' +
-    `its URL, the hosts mounting it (mounted/accessible per host) and the VMs on it (at most ${MAX_DETAIL_VMS}; ` +
-    'vm_count has the total). An ambiguous name is refused with the candidate moids.',
+    `One datastore: the list_datastores columns plus URL, the hosts mounting it and its VMs (first ${MAX_DETAIL_VMS}).`,
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, datastore: DatastoreArg }),
   output: fanOutSchema(DatastoreListRow.extend({

@@ -70,15 +70,10 @@ export const getEvents = defineTool({
   name: 'get_events',
   title: 'Get vSphere events',
   description:
-    'vSphere events of one, several or all targets within a window, newest first: give start/end (ISO-8601), or only ' +
-    '`minutes` to look back from now (default 60). Filters: event_type (class names such as VmPoweredOnEvent or EventEx ' +
-    'ids), user, entity_name (RE2 matched against the VM/host/cluster/datastore names on each event; finds deleted VMs). ' +
-    'The window is scanned through a HistoryCollector up to max_scan events; if max_scan is reached before the window ' +
-    'start, that target answers an error instead of a partial list: narrow the window or raise max_scan. ' +
-    'Per target: {window, returned, truncated, scanned, events}.',
+    'vSphere events per target in a window, newest first: start/end (ISO-8601) or `minutes` back (default 60); filters event_type, user, entity_name (RE2; finds deleted VMs). A target whose scan reaches max_scan before the window start answers an error: narrow the window or raise max_scan.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
     target: TargetsArg,
@@ -146,14 +141,10 @@ export const getTasks = defineTool({
   name: 'get_tasks',
   title: 'Get vSphere tasks',
   description:
-    'vSphere tasks of one, several or all targets within a window, newest first (start/end ISO-8601, or `minutes` back ' +
-    'from now, default 60), with state, progress, user, entity and error. Filters: task_id (task key or moid), user, ' +
-    'state (queued | running | success | error), entity_name (RE2 on the task\'s entity name). Scans a TaskHistoryCollector ' +
-    'up to max_scan tasks and errors for that target if the window start was not reached; `source` says whether the ' +
-    'history collector or only the recent-task list answered.',
+    'vSphere tasks per target in a window, newest first, with state, progress, user, entity and error; filters task_id, user, state, entity_name (RE2). Reaching max_scan before the window start is an error for that target.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
     target: TargetsArg,

@@ -41,10 +41,7 @@ export const listHosts = defineTool({
   name: 'list_hosts',
   title: 'List ESXi hosts',
   description:
-    'Lists the ESXi hosts of one, several or all targets, sorted by name: connection and power state, maintenance mode, ' +
-    'cluster, ESXi version, CPU and memory capacity and current usage, and VM count. Filters: name (exact), name_regex (RE2), ' +
-    'connection_state. Paged per target like list_vms ({total, returned, offset, truncated, hint?, hosts}). ' +
-    'get_host_details adds datastores, networks, uptime and the VMs on one host.',
+    'Lists ESXi hosts per target, sorted by name: connection and power state, maintenance mode, cluster, version, CPU/memory capacity and usage, VM count.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',
@@ -91,13 +88,10 @@ export const getHostDetails = defineTool({
   name: 'get_host_details',
   title: 'Get ESXi host details',
   description:
-    'Details of one ESXi host, found on each target asked by exact name or moid: everything list_hosts shows plus vendor, ' +
-    `model, product, boot time and uptime, datastores, networks and the VMs on it (at most ${MAX_DETAIL_VMS}; ` +
-    'list_vms with host=<name> pages through all). A name that matches several hosts is refused with their moids; ' +
-    'a target that does not have it answers not_found in its slot.',
+    `One ESXi host: the list_hosts columns plus vendor, model, uptime, datastores, networks and its VMs (first ${MAX_DETAIL_VMS}; list_vms host=<name> pages through all).`,
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, host: HostArg }),
   output: fanOutSchema(HostDetails),

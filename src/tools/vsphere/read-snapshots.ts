@@ -52,10 +52,7 @@ export const listSnapshots = defineTool({
   name: 'list_snapshots',
   title: 'List VM snapshots',
   description:
-    'The snapshot tree of one VM (exact name or moid), on each target asked: each node has name, moid, description, ' +
-    'creation time, captured power state, quiesced flag, whether it is the current snapshot, and its children. ' +
-    'Also returns the current snapshot and the total count. Pass a snapshot moid to delete_snapshot / revert_snapshot. ' +
-    'An ambiguous VM name is refused with the candidate moids.',
+    "The snapshot tree of one VM: each node's name, moid, description, creation time, power state, quiesced and current flags. Pass a moid to delete_snapshot or revert_snapshot.",
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

@@ -62,11 +62,7 @@ export const getVmDetails = defineTool({
   name: 'get_vm_details',
   title: 'Get VM details',
   description:
-    'Everything about one VM, found on each target asked by exact name or moid: the list_vms columns plus datacenter, ' +
-    'datastores, UUIDs, annotation, VMware Tools status, boot time, guest IPs, disks (size, file, datastore, thin), ' +
-    'NICs (MAC, network, connected), CD-ROMs (mounted ISO) and the snapshot tree. A name shared by several VMs is ' +
-    'refused with their moids (ambiguous_name): call again with the moid. A target without the VM answers not_found ' +
-    'in its slot; pass one target to avoid noise.',
+    'Everything about one VM: the list_vms columns plus datastores, UUIDs, annotation, Tools status, boot time, guest IPs, disks, NICs, CD-ROMs and the snapshot tree. Pass one target to avoid not_found slots from the others.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

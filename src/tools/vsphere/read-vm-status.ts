@@ -14,13 +14,10 @@ export const getVmPerformance = defineTool({
   name: 'get_vm_performance',
   title: 'Get VM performance',
   description:
-    'Real-time performance of one VM (exact name or moid) from vCenter\'s 20-second samples: for each metric (cpu_usage_pct, ' +
-    'cpu_usage_mhz, cpu_ready_ms, mem_usage_pct, mem_consumed_mb, mem_active_mb, disk_read/write/usage_kbps, ' +
-    'net_rx/tx/usage_kbps) the latest value, the average and the maximum over the last `samples` samples (default 15 = ' +
-    '5 minutes, max 180 = 1 hour). Counters the VM does not report (e.g. powered off) are listed in `unavailable`.',
+    "Real-time performance of one VM from vCenter's 20 s samples: latest, average and maximum of CPU, memory, disk and network counters over the last `samples` samples (default 15 = 5 min). Counters the VM does not report are in `unavailable`.",
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
     target: TargetsArg,
@@ -59,13 +56,10 @@ export const getCustomizationStatus = defineTool({
   name: 'get_customization_status',
   title: 'Get guest customization status',
   description:
-    'Whether guest customization (sysprep / Linux identity) of one VM (exact name or moid) ran and how it ended, folded ' +
-    'from guest.customizationInfo (vSphere 7.0.2+) and the VM\'s Customization* events into one answer: state ' +
-    '(not_started | running | succeeded | failed), finished and succeeded booleans, message, start and end times, the ' +
-    'sources consulted and the customization events (newest first). Reading either source alone can miss a failure.',
+    'Whether guest customization (sysprep / Linux identity) of one VM ran and how it ended (not_started, running, succeeded, failed), from customizationInfo and the Customization* events together, with message and times.',
   category: 'read',
   surface: 'vsphere',
-  toolset: 'vsphere_read',
+  toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({ target: TargetsArg, vm: VmArg }),
   output: fanOutSchema(z.object({

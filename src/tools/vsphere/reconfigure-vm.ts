@@ -41,8 +41,7 @@ export const reconfigureVm = defineTool({
   name: 'reconfigure_vm',
   title: 'Reconfigure a VM',
   description:
-    'Changes one VM on exactly one target: CPU count, memory, add one disk, add one NIC (only these; there is no raw ' +
-    'spec). Lowering CPU or memory needs the VM powered off; raising them on a running VM needs hot-add enabled.',
+    "Changes one VM's CPU count or memory, or adds one disk or one NIC. Lowering CPU or memory needs the VM off; raising them while on needs hot-add.",
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',

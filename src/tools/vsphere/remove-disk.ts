@@ -35,9 +35,7 @@ export const removeDisk = defineTool({
   name: 'remove_disk',
   title: 'Remove a disk from a VM',
   description:
-    'Detaches one virtual disk, by label ("Hard disk 2") or device key, from a VM (two-phase). destroy_file=true also ' +
-    'deletes the .vmdk; otherwise the file stays on the datastore. With auto_snapshot_before_destroy (per target, on ' +
-    'by default) a safety snapshot is taken first, so reverting to it brings the disk back.',
+    'Detaches one disk (label such as "Hard disk 2", or device key); destroy_file=true also deletes the .vmdk. A safety snapshot is taken first. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',

@@ -10,9 +10,7 @@ export const createSnapshot = defineTool({
   name: 'create_snapshot',
   title: 'Create a VM snapshot',
   description:
-    'Takes a snapshot of one VM on exactly one target and returns its moid. memory=true also captures the running ' +
-    "memory (slower; a revert then resumes the VM running); quiesce=true asks VMware Tools to flush the guest's file " +
-    'systems first. Snapshots are not backups: delete them when done (delete_snapshot), they grow with every write.',
+    'Takes a snapshot of one VM and returns its moid. memory=true captures RAM; quiesce=true flushes guest file systems first. Delete snapshots when done: they grow with every write.',
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',
@@ -21,7 +19,7 @@ export const createSnapshot = defineTool({
   input: z.object({
     target: TargetArg,
     vm: VmArg,
-    name: NameArg.max(80).describe('Name of the new snapshot (1-80 characters). Prefer a name not already used on this VM: later calls refuse ambiguous snapshot names.'),
+    name: NameArg.max(80).describe('Snapshot name, unused on this VM (1-80 characters).'),
     description: z.string().max(1000).default('').describe('Free text stored with the snapshot.'),
     memory: z.boolean().default(false).describe("Include the VM's memory (only for a powered-on VM)."),
     quiesce: z.boolean().default(false).describe('Quiesce the guest file systems through VMware Tools before the snapshot.'),

@@ -61,9 +61,7 @@ export const deleteSnapshot = defineTool({
   name: 'delete_snapshot',
   title: 'Delete a VM snapshot',
   description:
-    "Deletes one snapshot of a VM (two-phase: returns a proposal to confirm). The VM's current state is kept; the " +
-    "snapshot's changes are consolidated into the disks and the restore point is gone. remove_children=true also " +
-    'deletes every snapshot below it; otherwise they are kept and re-parented.',
+    'Deletes one snapshot (its changes are consolidated into the disks; the restore point is gone). remove_children=true also deletes those below it. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',
@@ -117,10 +115,7 @@ export const revertSnapshot = defineTool({
   name: 'revert_snapshot',
   title: 'Revert a VM to a snapshot',
   description:
-    "Reverts a VM to one of its snapshots (two-phase: returns a proposal to confirm). Everything the VM did since that " +
-    'snapshot is discarded. With auto_snapshot_before_destroy (per target, on by default) a safety snapshot of the ' +
-    'current state (disk only) is taken first and named in the result, so the revert itself can be undone. The power ' +
-    'state afterwards is the one the snapshot captured (a snapshot without memory comes back powered off).',
+    'Reverts a VM to a snapshot, discarding everything since. A safety snapshot of the current state is taken first (auto_snapshot_before_destroy), so the revert can be undone. Two-phase.',
   category: 'destructive',
   surface: 'vsphere',
   toolset: 'vsphere_destructive',

@@ -46,9 +46,7 @@ export const zertoListMutatingTools = defineTool({
   name: 'zerto_list_mutating_tools',
   title: 'List the mutating-tool catalog',
   description:
-    'Lists the tools that zerto_guard_before_mutate guards, with the argument that names the VM (vm_arg), where each entry ' +
-    'comes from (built_in, config, added) and whether you may remove it. The catalog is opt-in and illustrative: a tool that ' +
-    'is not listed passes through the guard unguarded, so add the tools your other MCP servers use to change VMs. Read-only.',
+    "Lists the other servers' tools zerto_guard_before_mutate guards, with the argument naming the VM (vm_arg) and each entry's origin. Unlisted tools pass unguarded.",
   category: 'read',
   surface: 'zerto',
   toolset: 'zerto_catalog',
@@ -67,9 +65,7 @@ export const zertoAddMutatingTool = defineTool({
   name: 'zerto_add_mutating_tool',
   title: 'Add a tool to the mutating-tool catalog',
   description:
-    'Adds another MCP server\'s tool to the mutating catalog, so zerto_guard_before_mutate pins a checkpoint for the VM(s) ' +
-    'its vm_arg names. vm_arg is required. The entry is stored in this server\'s state file beside the audit log (never in ' +
-    'the operator\'s config.json) and survives restarts. Entries that already exist (built in or from config.json) cannot be changed.',
+    "Adds another MCP server's tool to the guard's catalog, with the argument that names the VM (vm_arg). Stored beside the audit log, kept across restarts; existing entries cannot be changed.",
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto_catalog',
@@ -98,8 +94,7 @@ export const zertoRemoveMutatingTool = defineTool({
   name: 'zerto_remove_mutating_tool',
   title: 'Remove an added tool from the mutating-tool catalog',
   description:
-    'Removes a catalog entry that an agent added with zerto_add_mutating_tool. Entries built into this server and entries ' +
-    'from the operator\'s config.json cannot be removed (policy_denied). After removal the tool passes through the guard unguarded.',
+    'Removes a catalog entry added with zerto_add_mutating_tool (built-in and config.json entries cannot be removed).',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto_catalog',

@@ -16,18 +16,13 @@ export const ActionArg = z
   .min(1)
   .max(120)
   .regex(/^[^|\r\n]+$/, 'no "|" or line breaks')
-  .describe('What you are about to do, in a few words (recorded in the tag), e.g. "edit /etc/app.conf".');
+  .describe('What you are about to do, in a few words (goes into the tag).');
 
 export const zertoCreateTaggedCheckpoint = defineTool({
   name: 'zerto_create_tagged_checkpoint',
   title: 'Pin a tagged Zerto checkpoint for a VM',
   description:
-    'Pins ONE tagged checkpoint named "ai:<agent> | <action> | vm=<vm> | change=<change_id> | <utc>" on EVERY VPG protecting ' +
-    'the VM, and waits until each VPG lists it (progress notifications while waiting; bounded by the guard timeout). ' +
-    'Call it before changing a protected VM by any means; keep the returned tag: zerto_recover_file restores files from it. ' +
-    'Pass the same change_id when retrying: checkpoints already pinned for that change are reused, never duplicated ' +
-    '(default change_id: this call\'s audit id). VPGs protected in a public cloud (Azure/AWS) cannot take tagged checkpoints: ' +
-    'the call is refused with the reason and nothing is inserted. Dry run reports the VPGs and tag and inserts nothing.',
+    'Pins one tagged checkpoint on every VPG protecting a VM and waits until each lists it; returns the tag zerto_recover_file restores from. Call before changing a protected VM by other means; reuse change_id on retry. Public-cloud VPGs are refused.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',

@@ -17,18 +17,14 @@ export const zertoFindProtection = defineTool({
   name: 'zerto_find_protection',
   title: 'Find the Zerto protection of a VM',
   description:
-    'Resolves a VM (vSphere name, guest FQDN, short hostname, IP, or Zerto VmIdentifier) to exactly one VM and ALL the VPGs ' +
-    'protecting it, across every configured Zerto site. For each VPG: status, protected and recovery site, whether it is ' +
-    'locally replicated, whether file-level restore is possible (and why not), and whether it is protected in a public ' +
-    'cloud (no tagged checkpoints there). Stops with ambiguous_name (listing candidates) when the name matches several VMs, ' +
-    'not_found when no such VM exists, not_protected when it exists but no VPG protects it. Read-only.',
+    'Resolves a VM (vSphere name, FQDN, short hostname, IP or Zerto VmIdentifier) to one VM and every VPG protecting it across the Zerto sites: status, sites, local replication, whether FLR and tagged checkpoints are possible.',
   category: 'read',
   surface: 'zerto',
   toolset: 'zerto',
   idempotent: true,
   input: z.object({
     vm: ZertoVmArg,
-    site: SiteArg.optional().describe('Only ask this Zerto site (default: every site that may protect the VM).'),
+    site: SiteArg.optional().describe('Only this Zerto site.'),
   }),
   output: z.object({
     site: z.string().describe('The Zerto site where the VM is protected.'),

@@ -26,9 +26,7 @@ export const zertoListFlrSessions = defineTool({
   name: 'zerto_list_flr_sessions',
   title: 'List Zerto file-restore (FLR) sessions',
   description:
-    'Lists the file-level-restore sessions each configured ZVM has mounted, marking those this server opened ' +
-    '(opened_by_this_server) and those left mounted by an earlier run that crashed (orphaned). End orphaned sessions with ' +
-    'zerto_end_flr_session. A site that cannot be asked is listed under errors. Read-only.',
+    'Lists the FLR sessions each ZVM has mounted, marking those this server opened and those orphaned by a crashed run (end them with zerto_end_flr_session).',
   category: 'read',
   surface: 'zerto',
   toolset: 'flr',
@@ -56,9 +54,7 @@ export const zertoEndFlrSession = defineTool({
   name: 'zerto_end_flr_session',
   title: 'End (unmount) a Zerto FLR session',
   description:
-    'Unmounts one file-level-restore session and reports whether the ZVM confirmed it. Use it for sessions that ' +
-    'zerto_list_flr_sessions shows as orphaned. A session this server did not open may be someone\'s restore in progress: ' +
-    'it is refused unless force=true (ask the user first). zerto_recover_file unmounts its own sessions; you do not need this after it.',
+    'Unmounts one FLR session (orphaned ones; zerto_recover_file unmounts its own). A session this server did not open needs force=true: ask the user first.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'flr',

@@ -48,22 +48,14 @@ export const zertoGuardBeforeMutate = defineTool({
   name: 'zerto_guard_before_mutate',
   title: 'Guard another server\'s tool call with a Zerto checkpoint',
   description:
-    'Call this IMMEDIATELY BEFORE calling another MCP server\'s tool that changes a VM (ssh, ansible, winrm, powershell, smb...), ' +
-    'passing that tool\'s name and the exact arguments you will pass it. If the tool is in the mutating catalog ' +
-    '(zerto_list_mutating_tools), the VM(s) named by its vm_arg (a list guards every VM in it) are resolved by VM name, FQDN, ' +
-    'short hostname or IP, and a tagged checkpoint is pinned on every VPG protecting each VM (one tag per VM, one change_id) ' +
-    'and waited for. Only then make the call. If anything fails (not_found, ambiguous_name, not_protected, checkpoint_timeout, ' +
-    'invalid_input when the arguments lack the vm_arg), do not make the change without asking the user. An unlisted tool ' +
-    'passes through with guarded=false. This guard is ADVISORY for other servers\' tools: this server cannot see or stop their ' +
-    'calls, so it protects a change only when you call it first. This server\'s own tools, and <server>__<tool> tools of servers ' +
-    'behind its gateway, are guarded automatically (for those it answers enforced_by and pins nothing).',
+    "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, ansible, winrm...), with that tool's name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. ADVISORY: it protects a change only when you call it first. On any error, do not make the change without asking the user. Unlisted tools pass (guarded=false); <server>__<tool> tools behind this server's gateway are guarded automatically (enforced_by, nothing pinned).",
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',
   idempotent: false,
   guard: false,
   input: z.object({
-    tool: z.string().min(1).max(200).describe('Name of the tool you are about to call, as its server lists it (e.g. "ssh_exec", "ansible/run_playbook").'),
+    tool: z.string().min(1).max(200).describe('The tool you are about to call, as its server names it.'),
     args: z.record(z.string(), z.unknown()).default({}).describe('The arguments you will pass to that tool, unchanged.'),
     agent: AgentArg.optional(),
     change_id: ChangeIdArg.optional(),

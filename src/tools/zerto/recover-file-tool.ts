@@ -26,15 +26,7 @@ export const zertoRecoverFile = defineTool({
   name: 'zerto_recover_file',
   title: 'Recover a guest file from a Zerto checkpoint',
   description:
-    'File-level restore (FLR) of ONE guest file as it was at a checkpoint: name the checkpoint by the tag from ' +
-    'zerto_create_tagged_checkpoint / zerto_guard_before_mutate, or by checkpoint_id. Linux (/etc/app.conf) and Windows ' +
-    '(C:\\app\\app.ini) paths. When the file is on several partitions, or on a Windows drive other than C: that the FLR ' +
-    'partition labels do not name, the confirmed call fails listing the candidate partitions: propose again with partition. ' +
-    'Two-phase: the first call returns a proposal naming the VM, the VPG, the checkpoint (id, timestamp, ' +
-    'tag), the path and the partition if given; a human must agree, then call confirm_action(token). For a VPG that ' +
-    'replicates to another site, the mount is tried at the Zerto site the VM was found on, then at the recovery site if it is ' +
-    'configured; when neither accepts, the call fails naming the sites tried and the site to configure. The confirmed result carries the content inline (UTF-8 up to 64 KiB) or the path it was saved to, size, ' +
-    'sha256 and the unmount report. Nothing is ever written into the guest: put the content back yourself.',
+    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, mounted at the site the VM was found on, else at its recovery site. Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'flr',
@@ -44,12 +36,11 @@ export const zertoRecoverFile = defineTool({
   input: z.object({
     vm: ZertoVmArg,
     path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
-    tag: z.string().min(1).max(512).optional().describe('Checkpoint tag (name) to restore from, exactly as returned when it was pinned.'),
+    tag: z.string().min(1).max(512).optional().describe('Checkpoint tag, exactly as returned when pinned.'),
     checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
-    vpg: z.string().min(1).optional().describe('VPG name or id (default: the first VPG, by name, that lists the checkpoint).'),
+    vpg: z.string().min(1).optional().describe('VPG name or id (default: the first, by name, listing the checkpoint).'),
     partition: z.string().min(1).max(256).optional().describe(
-      'FLR partition label holding the file, exactly as listed by an earlier refusal (the labels FLR browse returns, e.g. "partition#2 NTFS"). ' +
-      'Needed when the file exists on several partitions, or for a Windows drive other than C: when the labels do not name drive letters.'),
+      'Partition label, as an earlier refusal listed it (file on several partitions, or a Windows drive other than C:).'),
     site: SiteArg.optional().describe('Only look at this Zerto site.'),
   }).refine((a) => a.tag !== undefined || a.checkpoint_id !== undefined, { message: 'give tag or checkpoint_id', path: ['tag'] }),
   output: z.object({

@@ -176,12 +176,12 @@ export const AgentArg = z
   .min(1)
   .max(60)
   .regex(/^[^|\r\n]+$/, 'no "|" or line breaks')
-  .describe('Who is acting, recorded in the tag (ai:<agent>). Default: the MCP client\'s name.');
+  .describe('Who is acting (ai:<agent> in the tag); default: the client\'s name.');
 
 export const ZertoVmArg = z
   .string()
   .min(1)
   .max(255)
-  .describe('The VM: vSphere VM name, guest FQDN, short hostname, IP address, or Zerto VmIdentifier (<vCenter instanceUuid>.<moref>). Must match exactly one VM.');
+  .describe('VM name, guest FQDN, short hostname, IP or Zerto VmIdentifier; must match one VM.');
 
 export const SiteArg = z.string().min(1).describe('Configured Zerto site name (config.json sites[].name).');

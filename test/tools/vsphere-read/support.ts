@@ -10,8 +10,11 @@ import { silentLogger, tempDir, type CallResult } from '../../support/harness.js
 export type Slot = { target: string; ok?: Record<string, unknown>; error?: { code: string; message: string; retryable: boolean; hint?: string } };
 
 export function slots(r: CallResult): Slot[] {
-  expect(r.isError, r.text).toBe(false);
-  return (r.data as { results: Slot[] }).results;
+  const results = (r.data as { results?: Slot[] }).results;
+  expect(Array.isArray(results), r.text).toBe(true);
+  // A fan-out read is an error result exactly when every addressed target failed.
+  expect(r.isError, r.text).toBe(results!.every((s) => s.error !== undefined));
+  return results!;
 }
 
 /** The `ok` payload of `target`'s slot (fails the test with the slot's error otherwise). */

@@ -108,7 +108,7 @@ describe('a server built from a real config.json', () => {
     const configBytes = readFileSync(configPath);
     const stateDir = join(dir, 'state');
     mkdirSync(stateDir);
-    const env = { ZERTO_REWIND_CONFIG: configPath, AUDIT_LOG_PATH: join(stateDir, 'audit.jsonl') };
+    const env = { ZERTO_REWIND_CONFIG: configPath, AUDIT_LOG_PATH: join(stateDir, 'audit.jsonl'), TOOLSETS: 'zerto,zerto_catalog' };
     const { config, problems } = loadConfiguration(env, dir);
     expect(problems).toEqual([]);
     runtime = await startRuntime({
