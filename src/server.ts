@@ -21,6 +21,7 @@ import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { VERSION } from './version.js';
+import { mcpIdentity } from './core/identity.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -44,7 +45,7 @@ export interface BuiltServer {
   server: Server;
   services: ToolServices;
   tools: AnyTool[];
-  /** Calls a tool outside MCP (the web page's confirm path uses the same pipeline). */
+  /** Calls a tool outside MCP: the web page's confirm path uses the same pipeline (audited `via: web`). */
   callContext(identity: string, signal?: AbortSignal): CallContext;
   close(): Promise<void>;
 }
@@ -69,7 +70,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     ...(deps.clock ? { now: deps.clock } : {}),
     onExpire: (p) => {
       void deps.audit
-        .write({ id: p.auditId, tool: p.tool, identity: p.requester, phase: 'expired', target: p.target.name, proposal_id: p.id })
+        .write({ id: p.auditId, tool: p.tool, identity: p.requester, via: 'mcp', phase: 'expired', target: p.target.name, proposal_id: p.id })
         .catch((err) => deps.logger.error({ err: String(err) }, 'audit write failed for an expired proposal'));
     },
   });
@@ -82,10 +83,8 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
   );
 
-  const identityOf = (): string => {
-    const c = server.getClientVersion();
-    return c ? `${c.name}/${c.version}` : 'unknown-client';
-  };
+  // Namespaced and reduced to a small alphabet: a client cannot name itself into a web approver.
+  const identityOf = (): string => mcpIdentity(server.getClientVersion());
 
   // The listing is derived from declarations that never change while the process runs.
   const listing = tools.map(listed);
@@ -112,7 +111,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
         })
         .catch(() => undefined);
     };
-    const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), signal: extra.signal, progress });
+    const outcome = await runTool(tool, request.params.arguments, { services, identity: identityOf(), via: 'mcp', signal: extra.signal, progress });
     return render(outcome, deps.secrets.knownValues());
   });
 
@@ -123,6 +122,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     callContext: (identity, signal) => ({
       services,
       identity,
+      via: 'web',
       auditId: '',
       signal: signal ?? new AbortController().signal,
       progress: () => undefined,

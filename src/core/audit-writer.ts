@@ -17,6 +17,8 @@ export interface AuditRecord {
   tool: string;
   phase: AuditPhase;
   identity: string;
+  /** Which door the call came through (MCP client or approval dashboard); never read from the identity. */
+  via?: 'mcp' | 'web';
   args?: unknown;
   decision?: { allowed: boolean; reason: string; rule: string | null };
   proposal_id?: string;
@@ -80,6 +82,7 @@ export class AuditWriter implements AuditSink {
       tool: record.tool,
       phase: record.phase,
       identity: record.identity,
+      ...(record.via !== undefined ? { via: record.via } : {}),
       ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
       ...(record.args !== undefined ? { args: record.args } : {}),
       ...(record.decision !== undefined ? { decision: record.decision } : {}),

@@ -43,6 +43,8 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   extraTools?: AnyTool[];
   /** The clock of the confirmation store and rate limiter (default Date.now). */
   clock?: () => number;
+  /** The name the MCP client gives in initialize (default 'lab-test'). */
+  clientName?: string;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -60,7 +62,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   const env = { ...(opts.env ?? {}), ...lab.env };
   const secrets = envSecretSource({ ...env, ...lab.config.app.inlineCredentials });
   const runtime = await startRuntime({ config: lab.config, secrets, logger: opts.logger ?? silentLogger, extraTools: [...lab.extraTools, ...(opts.extraTools ?? [])], extraBuiltInCatalog: lab.extraBuiltInCatalog, ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
-  const client = await connectValidatingClient(runtime.built.server, 'lab-test');
+  const client = await connectValidatingClient(runtime.built.server, opts.clientName ?? 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),

@@ -64,7 +64,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     const found = resolution.zerto;
     const changeId = args.change_id ?? ctx.auditId;
     const report = await pinPlanned(ctx, planOf([found]), {
-      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId,
+      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: agentOf(ctx.identity, args.agent), changeId,
       onProgress: (_vm, percent, message) => ctx.progress(percent, 100, message),
     });
     const res = pinnedVm(report, found, changeId);
@@ -82,7 +82,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   },
   async dryRun(args, resolution, ctx) {
     const found = resolution.zerto;
-    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId });
+    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: agentOf(ctx.identity, args.agent), changeId: args.change_id ?? ctx.auditId });
     return {
       ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],
       message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}` +

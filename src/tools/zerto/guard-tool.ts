@@ -101,7 +101,7 @@ export const zertoGuardBeforeMutate = defineTool({
     const { entry, vms } = resolution.zerto;
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
-    const agent = args.agent ?? agentOf(ctx.identity);
+    const agent = agentOf(ctx.identity, args.agent);
     let done = 0;
     const report = await pinPlanned(ctx, planOf(vms), {
       vms: [], tool: args.tool, action: args.tool, agent, changeId,
@@ -133,7 +133,7 @@ export const zertoGuardBeforeMutate = defineTool({
     const { entry, vms } = resolution.zerto;
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
-    const agent = args.agent ?? agentOf(ctx.identity);
+    const agent = agentOf(ctx.identity, args.agent);
     const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId }) })));
     return {
       guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
