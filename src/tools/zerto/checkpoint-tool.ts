@@ -6,6 +6,7 @@ import { defineTool } from '../define.js';
 import { agentOf, auditor } from '../pipeline-call.js';
 import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import { quoted } from '../quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, ZertoVmArg, type Carried,
@@ -55,7 +56,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
       guardVms: [],
-      summary: `pin a tagged checkpoint for VM '${found.vm.name}' on ${found.vpgs.map((v) => `VPG '${v.name}'`).join(', ')} at Zerto site '${found.site.name}'`,
+      summary: `pin a tagged checkpoint for VM ${quoted(found.vm.name)} on ${found.vpgs.map((v) => `VPG ${quoted(v.name)}`).join(', ')} at Zerto site ${quoted(found.site.name)}`,
       zerto: found,
     };
     return resolution;
