@@ -62,6 +62,11 @@ export interface Resolution {
    * than refused for a state the agent might then "fix". A throw is audited as `denied`.
    */
   checks?: Array<() => void>;
+  /**
+   * Further targets a change touches (a guard call naming VMs of several vSphere targets): each is
+   * decided by policy too, and any denial denies the call (the first target stays the audit's).
+   */
+  alsoDecidedOn?: TargetRef[];
 }
 
 export interface ProgressReporter {

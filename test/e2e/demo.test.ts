@@ -10,6 +10,6 @@ describe('demo', () => {
     expect(run.stdout, run.stderr).toContain('DEMO OK');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('identical');
-    expect(run.stdout).toMatch(/tag: ai:mcp:zerto-rewind-demo \| lab_write_guest_file \| vm=app-01 \| change=demo-\d+ \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    expect(run.stdout).toMatch(/tag: ai:mcp:zerto-rewind-demo \| lab_write_guest_file \| args=[0-9a-f]+ \| vm=app-01 \| change=demo-\d+ \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
   }, 150_000);
 });

@@ -90,8 +90,9 @@ export const zertoGuardBeforeMutate = defineTool({
     }
     const vms = await lookUpAll(ctx, names, entry.vm_arg);
     const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
+    const [first, ...others] = policyTargets(homes.map((h, i) => policyTarget(ctx, vms[i]!, h)));
     const resolution: Carried<GuardLookup> = {
-      targets: [commonTarget(ctx, vms, homes.map((h, i) => policyTarget(ctx, vms[i]!, h)))],
+      targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
       affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
       guardVms: [],
       summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
@@ -175,15 +176,12 @@ function pick(e: { code: string; message: string }) {
 }
 
 /**
- * One policy target for the call: the VMs' vSphere target when they share one; else the Zerto site
- * when they share one (the checkpoints are inserted there); else the call must be split.
+ * The policy targets of the call: each VM's vSphere target (or its Zerto site when its vSphere home
+ * is unknown), once each. The first is the call's target; every other one is decided too, so a
+ * guard naming VMs of two vSphere targets is denied when either target denies it.
  */
-function commonTarget(ctx: CallContext, vms: FoundAnywhere[], targets: TargetRef[]): TargetRef {
-  const names = [...new Set(targets.map((t) => t.name))];
-  if (names.length === 1) return targets[0]!;
-  const sites = [...new Set(vms.map((f) => f.site.name))];
-  if (sites.length === 1) return siteTarget(zertoOf(ctx).sites.find((s) => s.config.name === sites[0])!);
-  throw new AppError('invalid_input', `These VMs live on several vSphere targets (${names.join(', ')}) and are protected at several Zerto sites (${sites.join(', ')}); one guard call is decided by one policy target.`, {
-    hint: 'Call zerto_guard_before_mutate once per Zerto site, each with the arguments naming that site\'s VMs.',
-  });
+function policyTargets(targets: TargetRef[]): TargetRef[] {
+  const seen = new Map<string, TargetRef>();
+  for (const t of targets) if (!seen.has(t.name)) seen.set(t.name, t);
+  return [...seen.values()];
 }
