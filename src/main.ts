@@ -39,7 +39,7 @@ async function main(): Promise<number> {
 
   // Everything below loads only now: --help and --version answer without the SDK, zod or a client.
   enableCompileCache();
-  const [{ StdioServerTransport }, { loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { createLogger }, { startRuntime }] =
+  const [{ StdioServerTransport }, { loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { createLogger }, { startRuntime }, { frameStdin, MAX_MESSAGE_BYTES, tieToTransport }] =
     await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('./config/load.js'),
@@ -47,6 +47,7 @@ async function main(): Promise<number> {
       import('./core/secrets.js'),
       import('./log.js'),
       import('./runtime.js'),
+      import('./transport-lifecycle.js'),
     ]);
 
   let env: Record<string, string | undefined> = { ...process.env };
@@ -121,7 +122,13 @@ async function main(): Promise<number> {
     return stopping;
   };
 
-  const transport = new StdioServerTransport();
+  // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
+  const stdin = frameStdin(process.stdin, {
+    reply: (line) => process.stdout.write(line),
+    onOversized: (o) => logger.warn(o, 'refused a JSON-RPC message over the size limit'),
+  });
+  const transport = new StdioServerTransport(stdin, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
+  tieToTransport(runtime.built.server, (reason) => shutdown(reason).then(() => process.exit(0)), process.stdout);
   // The stdio transport does not notice the client leaving; stdin ending is that signal.
   process.stdin.on('end', () => void shutdown('stdin closed').then(() => process.exit(0)));
   process.on('SIGINT', () => void shutdown('SIGINT').then(() => process.exit(0)));

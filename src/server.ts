@@ -23,6 +23,7 @@ import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { unknownToolMessage } from './tools/unknown-tool.js';
 import { VERSION } from './version.js';
+import { mcpIdentity } from './core/identity.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -58,7 +59,7 @@ export interface BuiltServer {
   server: Server;
   services: ToolServices;
   tools: AnyTool[];
-  /** Calls a tool outside MCP (the web page's confirm path uses the same pipeline). */
+  /** Calls a tool outside MCP: the web page's confirm path uses the same pipeline (audited `via: web`). */
   callContext(identity: string, signal?: AbortSignal): CallContext;
   /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
   drain(): Promise<void>;
@@ -85,7 +86,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     ...(deps.clock ? { now: deps.clock } : {}),
     onExpire: (p) => {
       void deps.audit
-        .write({ id: p.auditId, tool: p.tool, identity: p.requester, phase: 'expired', target: p.target.name, proposal_id: p.id })
+        .write({ id: p.auditId, tool: p.tool, identity: p.requester, via: 'mcp', phase: 'expired', target: p.target.name, proposal_id: p.id })
         .catch((err) => deps.logger.error({ err: String(err) }, 'audit write failed for an expired proposal'));
     },
   });
@@ -102,10 +103,8 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     { capabilities: { tools: dynamic ? { listChanged: true } : {} }, instructions: SERVER_INSTRUCTIONS },
   );
 
-  const identityOf = (): string => {
-    const c = server.getClientVersion();
-    return c ? `${c.name}/${c.version}` : 'unknown-client';
-  };
+  // Namespaced and reduced to a small alphabet: a client cannot name itself into a web approver.
+  const identityOf = (): string => mcpIdentity(server.getClientVersion());
 
   // The listing is derived from declarations that never change while the process runs; the
   // dynamic part (downstream tools) is rebuilt when its source says it changed.
@@ -149,7 +148,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
         .catch(() => undefined);
     };
     return inFlight.track(extra.signal, async (signal) => {
-      const outcome = await runTool(found, request.params.arguments, { services, identity: identityOf(), signal, progress });
+      const outcome = await runTool(found, request.params.arguments, { services, identity: identityOf(), via: 'mcp', signal, progress });
       return (found.present ?? render)(outcome, deps.secrets.knownValues());
     });
   });
@@ -161,6 +160,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     callContext: (identity, signal) => ({
       services,
       identity,
+      via: 'web',
       auditId: '',
       signal: signal ?? new AbortController().signal,
       progress: () => undefined,

@@ -30,6 +30,8 @@ export interface AuditRecord {
   tool: string;
   phase: AuditPhase;
   identity: string;
+  /** Which door the call came through (MCP client or approval dashboard); never read from the identity. */
+  via?: 'mcp' | 'web';
   args?: unknown;
   /** The policy decision this line records; written as `null` when the caller gives none. */
   decision?: AuditDecision | null;
@@ -111,6 +113,7 @@ export class AuditWriter implements AuditSink {
       tool: record.tool,
       phase: record.phase,
       identity: record.identity,
+      ...(record.via !== undefined ? { via: record.via } : {}),
       ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
       ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
       decision: record.decision ?? null,

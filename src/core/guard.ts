@@ -20,6 +20,8 @@ export interface PinnedCheckpoint {
   /** The VM this checkpoint guards, and its tag (several VMs in one call get one tag each). */
   vm?: string;
   tag?: string;
+  /** True when a true retry of this call (same change, action and arguments) had already pinned it. */
+  reused?: boolean;
 }
 
 export interface GuardPlan {
@@ -39,6 +41,8 @@ export interface GuardOutcome {
   tags?: string[];
   change_id: string;
   checkpoints: PinnedCheckpoint[];
+  /** True when every checkpoint came from an earlier attempt of this same call (nothing was inserted). */
+  reused?: boolean;
   /** Dry run: the VPGs and tag it would have pinned. */
   would_pin?: Array<{ vpg: string; vpg_id: string }>;
   unprotected_vms?: string[];
@@ -51,6 +55,8 @@ export interface PinRequest {
   action: string;
   agent: string;
   changeId: string;
+  /** Hash of the call's arguments (core/fingerprint.ts): only the same call again reuses a checkpoint. */
+  argsHash?: string;
   signal: AbortSignal;
   /** Progress of one VM's pin (`percent` of that VM's wait). */
   onProgress?: (vm: string, percent: number, message: string) => void;
@@ -150,6 +156,7 @@ export async function runGuard(
   const pinned = joined(await guard.pinEach(plan, req));
   return {
     ...base, status: 'checkpointed', tag: pinned.tag, checkpoints: pinned.checkpoints,
+    reused: pinned.checkpoints.length > 0 && pinned.checkpoints.every((c) => c.reused),
     ...(pinned.tags.length > 1 ? { tags: pinned.tags } : {}),
     message: `Pinned checkpoint '${pinned.tag}' on ${pinned.checkpoints.length} VPG(s) before the change.`,
     ...(plan.unprotectedVms.length ? { unprotected_vms: plan.unprotectedVms } : {}),
@@ -159,7 +166,7 @@ export async function runGuard(
 /** A change needs every pin: the first failure's code (checkpoint_timeout stays a timeout), naming what did get pinned. */
 function joined(report: PinReport): { tag: string; tags: string[]; checkpoints: PinnedCheckpoint[] } {
   const checkpoints: PinnedCheckpoint[] = report.pinned.flatMap((g) => g.checkpoints.map((c) => ({
-    vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site: g.site, vm: g.vm, tag: g.tag,
+    vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site: g.site, vm: g.vm, tag: g.tag, reused: c.reused,
   })));
   if (report.failed.length === 1 && report.groups === 1) throw report.failed[0]!.error;
   if (report.failed.length) {

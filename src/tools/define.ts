@@ -3,6 +3,7 @@
 // table and the schema snapshots are derived from the declaration, and the pipeline applies the
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
+import type { Via } from '../core/identity.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
@@ -68,6 +69,11 @@ export interface Resolution {
    * (not catalogued, its server not bound), which policy's `downstream_unlisted` decides.
    */
   downstream?: { server: string; unguarded: boolean };
+  /**
+   * Further targets a change touches (a guard call naming VMs of several vSphere targets): each is
+   * decided by policy too, and any denial denies the call (the first target stays the audit's).
+   */
+  alsoDecidedOn?: TargetRef[];
 }
 
 export interface ProgressReporter {
@@ -77,6 +83,8 @@ export interface ProgressReporter {
 export interface CallContext {
   services: ToolServices;
   identity: string;
+  /** The door the call came through: an MCP client, or the approval dashboard (a human). */
+  via: Via;
   auditId: string;
   signal: AbortSignal;
   progress: ProgressReporter;

@@ -6,6 +6,7 @@ import type { PolicyDecision } from '../core/policy-engine.js';
 import type { PolicyFile } from '../config/policy-file.js';
 import type { GuardOutcome } from '../core/guard.js';
 import type { AuditRecord } from '../core/audit-writer.js';
+import { tagAgentOf } from '../core/identity.js';
 import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 
@@ -77,9 +78,9 @@ export function decided(call: Call): PolicyDecision {
 
 /** Writes audit lines of one call; a failed write rejects with `audit_failed`, never as an internal error. */
 export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
-  return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity'>) =>
+  return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity' | 'via'>) =>
     ctx.services.audit
-      .write({ id: ctx.auditId, tool, identity: ctx.identity, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
+      .write({ id: ctx.auditId, tool, identity: ctx.identity, via: ctx.via, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
       .catch((err: unknown) => {
         throw auditFailed(err);
       });
@@ -160,7 +161,7 @@ export function invalidInput(toolName: string, error: z.ZodError): AppError {
   });
 }
 
-/** The agent name recorded in checkpoint tags: the MCP client's name without its version. */
-export function agentOf(identity: string): string {
-  return identity.split('/')[0] || 'agent';
+/** The agent name recorded in checkpoint tags: the caller's identity without its version (core/identity.ts). */
+export function agentOf(identity: string, label?: string): string {
+  return tagAgentOf(identity, label);
 }

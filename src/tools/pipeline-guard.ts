@@ -3,9 +3,13 @@
 // best_effort, off). A guard that cannot complete stops the change. zerto_guard_before_mutate and
 // zerto_create_tagged_checkpoint pin through pinPlanned, the same port call as this step.
 import { toPublicError } from '../core/errors.js';
+import { argsFingerprint } from '../core/fingerprint.js';
 import { runGuard, type GuardPlan, type GuardVm, type PinReport, type PinRequest } from '../core/guard.js';
 import type { CallContext, Resolution } from './define.js';
 import { agentOf, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Step } from './pipeline-call.js';
+
+/** Arguments that say how to run a call, not what it does: a retry may change them. */
+const NOT_THE_CALL = ['change_id', 'dry_run', 'override'] as const;
 
 export const guard: Step = {
   name: 'guard',
@@ -18,7 +22,7 @@ export const guard: Step = {
     try {
       call.checkpoint = await runGuard(ctx.services.guard, mode, {
         vms: guardVmsOf(resolved(call)), tool: tool.name, action: tool.name, agent: agentOf(ctx.identity),
-        changeId: changeIdOf(args, ctx.auditId), signal: ctx.signal,
+        changeId: changeIdOf(args, ctx.auditId), argsHash: argsFingerprint(args, NOT_THE_CALL), signal: ctx.signal,
         onProgress: (vm, _percent, message) => ctx.progress(0, undefined, `${vm}: ${message}`),
       }, call.dryRun);
     } catch (err) {
@@ -31,7 +35,7 @@ export const guard: Step = {
       return denied;
     }
     if (call.checkpoint.status === 'checkpointed') {
-      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'checkpointed', args, detail: { tag: call.checkpoint.tag, checkpoints: call.checkpoint.checkpoints } }).catch(() => undefined);
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'checkpointed', args, detail: { tag: call.checkpoint.tag, reused: call.checkpoint.reused === true, checkpoints: call.checkpoint.checkpoints } }).catch(() => undefined);
     }
     return undefined;
   },

@@ -107,9 +107,19 @@ async function policyForChange(call: Call) {
     });
     return deny(call, { error, decision: { reason: decision.reason, rule: decision.rule }, strict: true, closesProposal: true });
   }
+  let dryRun = (target.dryRun ?? call.ctx.services.settings.dryRun) || decision.dryRun;
+  for (const other of resolution.alsoDecidedOn ?? []) {
+    const d = decide(state.policy, request(call.tool, other, resolution, call.args));
+    if (!d.allowed) {
+      const reason = `target '${other.name}' (one of the targets this call touches): ${d.reason}`;
+      const error = new AppError('policy_denied', reason, { hint: 'Every target a call touches must allow it; split the call per target or change policy.yaml.', details: { rule: d.rule, target: other.name } });
+      return deny(call, { error, decision: { reason, rule: d.rule }, strict: true, closesProposal: true });
+    }
+    dryRun = dryRun || (other.dryRun ?? false) || d.dryRun;
+  }
   call.decision = decision;
   call.rules = state.policy;
-  call.dryRun = (target.dryRun ?? call.ctx.services.settings.dryRun) || decision.dryRun;
+  call.dryRun = dryRun;
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import { isGuarded, isTwoPhaseUnder } from './define.js';
 import { auditFailed, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 import { guardVmsOf } from './pipeline-guard.js';
 import { proposalOutput } from './proposal.js';
+import { quoted } from './quote.js';
 
 export const proposeOrConfirm: Step = {
   name: 'propose/confirm',
@@ -34,7 +35,7 @@ async function propose(call: Call) {
   const proposal = ctx.services.confirmations.create({
     tool: tool.name,
     target: { name: target.name, host: target.host },
-    summary: resolution.summary ?? `${tool.name} on target '${target.name}'`,
+    summary: resolution.summary ?? `${tool.name} on target ${quoted(target.name)}`,
     affected: resolution.affected,
     checkpointVpgs: plan,
     requester: ctx.identity,

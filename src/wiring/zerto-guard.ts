@@ -90,7 +90,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
         const s = siteNamed(zerto, site);
         if (!s) throw new AppError('checkpoint_failed', `Zerto site '${site}' is not configured.`);
         const res = await pinTaggedCheckpoint(s.client, {
-          vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId, now: () => at,
+          vpgs, agent: req.agent, action: req.action, vm, changeId: req.changeId, argsHash: req.argsHash, now: () => at,
           timeoutMs: zerto.checkpointTimeoutMs, pollMs: zerto.pollIntervalMs, signal: req.signal,
           onProgress: (p) => req.onProgress?.(vm, p.progress, p.message),
         });
@@ -106,7 +106,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
     },
 
     tagFor(req: Omit<PinRequest, 'signal'>) {
-      return formatTag({ agent: req.agent, action: req.action, vm: req.vms[0]?.name ?? 'unknown', change: req.changeId, at: new Date() });
+      return formatTag({ agent: req.agent, action: req.action, vm: req.vms[0]?.name ?? 'unknown', change: req.changeId, at: new Date(), ...(req.argsHash ? { args: req.argsHash } : {}) });
     },
   };
 }

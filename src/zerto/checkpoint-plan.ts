@@ -17,8 +17,10 @@ export interface PinRequest {
   action: string;
   vm: string;
   changeId: string;
+  /** Hash of the call's arguments: only the same action with the same arguments is a retry. */
+  argsHash?: string | undefined;
   signal?: AbortSignal | undefined;
-  /** How far back a retry looks for this change's tag. Default 24 h. */
+  /** How far back a retry looks for this change's tag (the guard window). Default 1 h. */
   lookbackMs?: number;
   now?: () => Date;
 }
@@ -44,7 +46,8 @@ export interface PinPlan {
   vpgs: PlannedVpg[];
 }
 
-const DEFAULT_LOOKBACK_MS = 24 * 3600_000;
+// A retry comes back within minutes (a timeout, a reconnect); after an hour the same call is a new change.
+const DEFAULT_LOOKBACK_MS = 3600_000;
 
 /**
  * An insert the ZVM accepted (it answered with a task id) whose checkpoint this process has not
@@ -103,10 +106,12 @@ export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<
     const vpg = await client.getVpg(id, req.signal);
     const facts = describeVpg(vpg, undefined, ctx);
     // A refused VPG never gets a checkpoint, so there is nothing of this change to find on it.
-    const existing = facts.public_cloud_protected ? undefined : earliest((await client.listCheckpoints(id, { startDate: since }, req.signal)).filter((c) => sameChange(c.Tag, req.vm, req.changeId)));
+    const existing = facts.public_cloud_protected ? undefined : earliest((await client.listCheckpoints(id, { startDate: since }, req.signal)).filter((c) => sameChange(c.Tag, req.vm, req.changeId, { action: req.action, args: req.argsHash })));
     // Listed now: the accepted insert (if this process made it) is confirmed, nothing to wait for.
     if (existing) forgetInsert(client, id, req.vm, req.changeId);
-    const pending = existing || facts.public_cloud_protected ? undefined : pendingInsert(client, id, req.vm, req.changeId, since.getTime());
+    const remembered = existing || facts.public_cloud_protected ? undefined : pendingInsert(client, id, req.vm, req.changeId, since.getTime());
+    // An accepted insert of another call under the same change id is not this call's retry.
+    const pending = remembered && sameChange(remembered.tag, req.vm, req.changeId, { action: req.action, args: req.argsHash }) ? remembered : undefined;
     return { facts, existing, pending };
   }));
   const prior = earliest(found.map((f) => f.existing).filter((c): c is Checkpoint => !!c));
@@ -115,7 +120,7 @@ export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<
   // from the list when it is listed somewhere, else from an insert that was accepted but not listed yet.
   const tag = prior?.Tag && parseTag(prior.Tag) ? prior.Tag
     : accepted ? accepted.tag
-    : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now });
+    : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now, ...(req.argsHash ? { args: req.argsHash } : {}) });
   const change = parseTag(tag)!.change;
   const vpgs = found.map(({ facts, existing, pending }): PlannedVpg => {
     const base = { vpg: facts.name, vpg_id: facts.id, facts };

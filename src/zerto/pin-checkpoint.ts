@@ -25,6 +25,9 @@ export interface PinArgs extends PinRequest {
   timeoutMs?: number;
   pollMs?: number;
   onProgress?: (p: PinProgress) => void;
+  /** The clock and the sleep of the waits (default Date.now and the abortable sleep); tests pass a fake pair. */
+  clock?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface PinnedCheckpoint {
@@ -62,7 +65,7 @@ const SKEW_MS = 10 * 60_000;
 const inflight = new WeakMap<ZvmClient, Map<string, Promise<PinResult>>>();
 
 export function pinTaggedCheckpoint(client: ZvmClient, args: PinArgs): Promise<PinResult> {
-  const key = JSON.stringify([[...args.vpgs.map((v) => (typeof v === 'string' ? v : v.id))].sort(), args.vm.toLowerCase(), args.changeId]);
+  const key = JSON.stringify([[...args.vpgs.map((v) => (typeof v === 'string' ? v : v.id))].sort(), args.vm.toLowerCase(), args.changeId, args.action, args.argsHash ?? '']);
   let perClient = inflight.get(client);
   if (!perClient) inflight.set(client, (perClient = new Map()));
   const running = perClient.get(key);
@@ -90,7 +93,7 @@ export async function planTaggedCheckpoint(client: ZvmClient, args: PinRequest):
 }
 
 async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
-  const deadline = Date.now() + (args.timeoutMs ?? 120_000);
+  const deadline = nowOf(args) + (args.timeoutMs ?? 120_000);
   const plan = await buildPinPlan(client, args);
   const refusal = refusalError(plan, client.site.name);
   if (refusal) throw refusal;
@@ -126,7 +129,7 @@ async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
 type Report = (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string) => void;
 
 async function insertAndWait(client: ZvmClient, plan: PinPlan, v: PlannedVpg, args: PinArgs, deadline: number, report: Report): Promise<PinnedCheckpoint> {
-  const insertedAt = Date.now();
+  const insertedAt = nowOf(args);
   report(v, 'inserting', 0, `Inserting tagged checkpoint on VPG ${v.vpg}`);
   let taskId: string;
   try {
@@ -167,7 +170,7 @@ async function confirmInsert(
   const { tag, taskId, insertedAt } = insert;
   const whose = opts.earlier ? 'the earlier attempt\'s insert task' : 'the insert task';
   const outcome = await waitForTask(client, taskId, {
-    deadline, pollMs, signal: args.signal,
+    deadline, pollMs, signal: args.signal, ...(args.clock ? { clock: args.clock } : {}), ...(args.sleep ? { sleep: args.sleep } : {}),
     onPoll: (t) => report(v, 'task', Math.min(80, Math.round((t.Status.Progress ?? 0) * 0.8)), `VPG ${v.vpg}: ${opts.earlier ? 'earlier ' : ''}insert task ${t.Status.Progress ?? 0}%`),
   });
   if (outcome.kind === 'failed') {
@@ -194,12 +197,12 @@ async function confirmInsert(
       report(v, 'listed', 100, `VPG ${v.vpg}: checkpoint ${cp.CheckpointIdentifier} listed`);
       return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: opts.earlier };
     }
-    const remaining = deadline - Date.now();
+    const remaining = deadline - nowOf(args);
     if (remaining <= 0) {
       const done = outcome.kind === 'completed' ? 'completed' : `was accepted${taskNote}`;
       throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' ${done}, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, tag, taskId);
     }
-    await sleep(Math.min(pollMs, remaining), args.signal);
+    await (args.sleep ?? sleep)(Math.min(pollMs, remaining), args.signal);
   }
 }
 
@@ -225,4 +228,8 @@ function timeoutError(what: string, v: PlannedVpg, site: string, tag: string, ta
 
 function secs(ms: number | undefined): string {
   return `${Math.round((ms ?? 120_000) / 1000)} s`;
+}
+
+function nowOf(args: PinArgs): number {
+  return (args.clock ?? Date.now)();
 }

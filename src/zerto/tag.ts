@@ -11,6 +11,8 @@ export interface TagParts {
   change: string;
   /** `YYYY-MM-DDTHH:MM:SSZ` */
   utc: string;
+  /** Hash of the change's arguments (`args=<hex>`): a retry must repeat the same call, not just the change id. */
+  args?: string;
 }
 
 const SEP = ' | ';
@@ -29,13 +31,14 @@ export function cleanTagPart(value: string, max = 200): string {
 }
 
 export function formatTag(p: Omit<TagParts, 'utc'> & { at: Date }): string {
+  const args = p.args ? [`args=${p.args.replace(/[^0-9a-f]/gi, '').slice(0, 16)}`] : [];
   const agent = cleanTagPart(p.agent, 60).replace(/\s/g, '-');
   const action = cleanTagPart(p.action, MAX_ACTION);
   const vm = cleanTagPart(p.vm, 120);
   const change = cleanTagPart(p.change, 120).replace(/\s/g, '-');
   const missing = Object.entries({ agent, action, vm, change }).filter(([, v]) => v.length === 0).map(([k]) => k);
   if (missing.length > 0) throw new AppError('invalid_input', `A tagged checkpoint needs a non-empty ${missing.join(', ')}.`);
-  return ['ai:' + agent, action, `vm=${vm}`, `change=${change}`, tagTime(p.at)].join(SEP);
+  return ['ai:' + agent, action, ...args, `vm=${vm}`, `change=${change}`, tagTime(p.at)].join(SEP);
 }
 
 /** Parses a tag written by formatTag; null for any other checkpoint name. */
@@ -48,20 +51,27 @@ export function parseTag(tag: string | null | undefined): TagParts | null {
   const vm = parts[parts.length - 3]!;
   const change = parts[parts.length - 2]!;
   if (!head!.startsWith('ai:') || !vm.startsWith('vm=') || !change.startsWith('change=') || !UTC.test(utc)) return null;
+  const argsPart = parts.length >= 6 && /^args=[0-9a-f]+$/.test(parts[parts.length - 4]!) ? parts[parts.length - 4]!.slice(5) : undefined;
   return {
     agent: head!.slice(3),
     // An action from another writer might contain the separator; keep it whole.
-    action: parts.slice(1, -3).join(SEP),
+    action: parts.slice(1, argsPart ? -4 : -3).join(SEP),
+    ...(argsPart ? { args: argsPart } : {}),
     vm: vm.slice(3),
     change: change.slice(7),
     utc,
   };
 }
 
-/** Whether `tag` records the same change on the same VM (what a retry must find). */
-export function sameChange(tag: string | null | undefined, vm: string, change: string): boolean {
+/**
+ * Whether `tag` records the same change on the same VM (what a retry must find). With `call`, a
+ * true retry only: the same action and the same arguments' hash too, so one change id used for
+ * two steps pins a checkpoint before each (restoring "before step 2" must not undo step 1).
+ */
+export function sameChange(tag: string | null | undefined, vm: string, change: string, call?: { action: string; args?: string | undefined }): boolean {
   const p = parseTag(tag);
   if (!p) return false;
+  if (call && (p.action !== cleanTagPart(call.action, MAX_ACTION) || (p.args ?? '') !== (call.args ?? ''))) return false;
   return p.vm.toLowerCase() === cleanTagPart(vm, 120).toLowerCase() && p.change === cleanTagPart(change, 120).replace(/\s/g, '-');
 }
 

@@ -29,6 +29,9 @@ export interface TaskWaitOptions {
   pollMs: number;
   signal?: AbortSignal | undefined;
   onPoll?: (task: Task) => void;
+  /** Default Date.now and the abortable sleep; a test passes a fake clock and sleep together. */
+  clock?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const TASK_STATE = { InProgress: 1, WaitingForUserInput: 2, Paused: 3, Failed: 4, Stopped: 5, Completed: 6, Cancelling: 7 } as const;
@@ -51,9 +54,9 @@ export async function waitForTask(client: ZvmClient, taskId: string, opts: TaskW
       const reason = last.CompleteReason?.trim() || (state === TASK_STATE.Stopped ? 'the task was stopped' : 'no reason given');
       return { kind: 'failed', task: last, reason };
     }
-    const remaining = opts.deadline - Date.now();
+    const remaining = opts.deadline - (opts.clock ?? Date.now)();
     if (remaining <= 0) return { kind: 'timeout', last };
-    await sleep(Math.min(opts.pollMs, remaining), opts.signal);
+    await (opts.sleep ?? sleep)(Math.min(opts.pollMs, remaining), opts.signal);
   }
 }
 

@@ -245,7 +245,9 @@ describe('guard', () => {
     expect(pinned).toEqual(['web-1@vpg-web:audit-step-1']);
     expect(progress).toEqual(['web-1: VPG vpg-web: inserting']);
     expect(call.checkpoint).toMatchObject({ status: 'checkpointed', tag: 'ai:test | x', checkpoints: [{ checkpoint_id: 'cp-1' }] });
-    expect(call.checkpoint!.checkpoints[0]).not.toHaveProperty('reused');
+    // The guard keeps the pin's reused flag (it used to drop it).
+    expect(call.checkpoint!.checkpoints[0]).toHaveProperty('reused', false);
+    expect(call.checkpoint!.reused).toBe(false);
     expect(lastLine()).toMatchObject({ phase: 'checkpointed', detail: { tag: 'ai:test | x' } });
   });
 });

@@ -173,7 +173,7 @@ describe('audit is a safety step', () => {
     expect([...byId.values()].every((p) => p.join() === 'executing,executed')).toBe(true);
     expect(lines[0]).toHaveProperty('ts');
     expect(lines[0]).toHaveProperty('ts_epoch');
-    expect(lines[0]).toMatchObject({ identity: 'test-client/1.0.0' });
+    expect(lines[0]).toMatchObject({ identity: 'mcp:test-client/1.0.0', via: 'mcp' });
   });
 });
 

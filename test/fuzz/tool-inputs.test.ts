@@ -4,6 +4,7 @@
 // Bounded by default; FUZZ_RUNS raises the runs per tool (test:full sets it).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unfenced } from '../../src/tools/render.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { argumentsFor } from '../support/schema-arbitrary.js';
 
@@ -38,7 +39,11 @@ describe('fuzzing tool inputs', () => {
           const text = (r.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
           let code = 'unparseable';
           try {
-            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code ?? 'no-code';
+            // An error is {error}; a fan-out read whose every target failed is isError with the
+            // per-target slots (fenced like any result), each slot naming its own code.
+            const body = JSON.parse(unfenced(text)) as { error?: { code?: string }; results?: Array<{ error?: { code?: string } }> };
+            const slotCodes = (body.results ?? []).map((slot) => slot.error?.code ?? 'no-code');
+            code = body.error?.code ?? (slotCodes.includes('internal') ? 'internal' : slotCodes.find((c) => c !== 'no-code') ?? 'no-code');
           } catch {
             // keep 'unparseable'
           }

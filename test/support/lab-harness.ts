@@ -49,6 +49,8 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   /** Secret values config.json would have registered (expanded downstream env references). */
   inlineCredentials?: Record<string, string>;
   downstreamBackoffMs?: number;
+  /** The name the MCP client gives in initialize (default 'lab-test'). */
+  clientName?: string;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -82,7 +84,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   // The server answers at once; a test starts once every downstream has come up (or failed to).
   await runtime.downstreamStarted;
-  const client = await connectValidatingClient(runtime.built.server, 'lab-test');
+  const client = await connectValidatingClient(runtime.built.server, opts.clientName ?? 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),

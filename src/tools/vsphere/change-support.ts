@@ -8,6 +8,7 @@ import type { VmDetails } from '../../vsphere/client.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
 import { oneTarget, vmAffected } from './common.js';
 import { onTarget } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 /** Connection states on which vCenter disables nearly every VM method (all but UnregisterVM). */
 export const GHOST_STATES = new Set(['orphaned', 'inaccessible', 'invalid']);
@@ -70,7 +71,7 @@ export function vmResolution(vm: ChangeVm, summary: string, extra: AffectedObjec
 }
 
 export function vmLabel(name: string, moid: string): string {
-  return `VM '${name}' (${moid})`;
+  return `VM ${quoted(name)} (${moid})`;
 }
 
 /**

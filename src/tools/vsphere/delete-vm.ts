@@ -12,6 +12,7 @@ import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { GHOST_STATES, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
   'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
@@ -87,7 +88,7 @@ export const deleteVm = defineTool({
     const disks = d.disks.map((x) => `${x.label} ${x.capacity_gb ?? '?'} GB`).join(', ') || 'no disks';
     return {
       ...vmResolution(vm,
-        `PERMANENTLY DELETE ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host}): its files are destroyed ` +
+        `PERMANENTLY DELETE ${vmLabel(d.name, d.moid)} from target ${quoted(target.name)} (${target.host}): its files are destroyed ` +
         `(${disks}; ${facts.snapshot_count} snapshot(s)) on ${facts.datastores.join(', ') || 'its datastore'}. No safety snapshot (it would be deleted with the VM).`),
       affected: [{ ...vm.affected, ...facts }],
       facts,
@@ -98,7 +99,7 @@ export const deleteVm = defineTool({
     return { target: vm.target, deleted_vm: vm.name, moid: vm.moid, safety_snapshots: [], note: NO_SAFETY_SNAPSHOT_FOR_DELETE, task };
   },
   async dryRun(_args, { vm }) {
-    return { would: `delete ${vmLabel(vm.name, vm.moid)} and its files from target '${vm.target}' (Destroy_Task); no safety snapshot`, note: NO_SAFETY_SNAPSHOT_FOR_DELETE };
+    return { would: `delete ${vmLabel(vm.name, vm.moid)} and its files from target ${quoted(vm.target)} (Destroy_Task); no safety snapshot`, note: NO_SAFETY_SNAPSHOT_FOR_DELETE };
   },
 });
 
@@ -136,7 +137,7 @@ export const unregisterVm = defineTool({
     const facts = vmFacts(d);
     return {
       ...vmResolution(vm,
-        `UNREGISTER ${vmLabel(d.name, d.moid)} from target '${target.name}' (${target.host})${ghost ? ` (record is ${d.connection_state})` : ''}: ` +
+        `UNREGISTER ${vmLabel(d.name, d.moid)} from target ${quoted(target.name)} (${target.host})${ghost ? ` (record is ${d.connection_state})` : ''}: ` +
         `the vCenter record is removed; its files stay on ${facts.datastores.join(', ') || 'the datastore'}.`),
       affected: [{ ...vm.affected, ...facts }],
       facts,
@@ -151,6 +152,6 @@ export const unregisterVm = defineTool({
     };
   },
   async dryRun(_args, { vm }) {
-    return { would: `unregister ${vmLabel(vm.name, vm.moid)} from target '${vm.target}' (UnregisterVM), leaving its files` };
+    return { would: `unregister ${vmLabel(vm.name, vm.moid)} from target ${quoted(vm.target)} (UnregisterVM), leaving its files` };
   },
 });

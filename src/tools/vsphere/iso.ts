@@ -7,6 +7,7 @@ import { defineTool } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 const ISO_PATH = /^\[([^\]]+)\] \S.*\.iso$/i;
 
@@ -63,7 +64,7 @@ export const mountIso = defineTool({
     const ds = await onTarget(ctx, target.name, (client, call) => client.resolveOne('datastore', dsName, call));
     return {
       ...vmResolution(vm,
-        `mount ISO '${args.iso_path}' on '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'${cd.iso ? ` (replacing '${cd.iso}')` : ''}`,
+        `mount ISO ${quoted(args.iso_path)} on ${quoted(cd.label)} of ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}${cd.iso ? ` (replacing ${quoted(cd.iso)})` : ''}`,
         [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }, { type: 'datastore', name: ds.name, moid: ds.moid }]),
       cdrom: { key: cd.key, label: cd.label, iso: cd.iso },
     };
@@ -76,7 +77,7 @@ export const mountIso = defineTool({
     });
   },
   async dryRun(args, { vm, cdrom }) {
-    return { would: `mount '${args.iso_path}' on '${cdrom.label}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+    return { would: `mount ${quoted(args.iso_path)} on ${quoted(cdrom.label)} of ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)}` };
   },
 });
 
@@ -97,7 +98,7 @@ export const unmountIso = defineTool({
     const cd = firstCdrom(d, target.name);
     return {
       ...vmResolution(vm,
-        `unmount ${cd.iso ? `ISO '${cd.iso}'` : 'the (empty) drive'} from '${cd.label}' of ${vmLabel(d.name, d.moid)} on target '${target.name}'`,
+        `unmount ${cd.iso ? `ISO ${quoted(cd.iso)}` : 'the (empty) drive'} from ${quoted(cd.label)} of ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}`,
         [{ type: 'cdrom', name: cd.label, key: cd.key, iso: cd.iso }]),
       cdrom: { key: cd.key, label: cd.label, iso: cd.iso },
     };
@@ -113,6 +114,6 @@ export const unmountIso = defineTool({
     });
   },
   async dryRun(_args, { vm, cdrom }) {
-    return { would: `eject ${cdrom.iso ? `'${cdrom.iso}'` : 'nothing (no ISO mounted)'} from '${cdrom.label}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+    return { would: `eject ${cdrom.iso ? `${quoted(cdrom.iso)}` : 'nothing (no ISO mounted)'} from ${quoted(cdrom.label)} of ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)}` };
   },
 });

@@ -8,6 +8,7 @@ import { defineTool, type AffectedObject } from '../define.js';
 import { DatastoreArg, FolderArg, HostArg, NameArg, ChangeCommonArgs, ResourcePoolArg, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 /** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
 async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
@@ -89,7 +90,7 @@ export const migrateVm = defineTool({
     ].filter(Boolean);
     const bound = { ...(host ? { host: place(host)! } : {}), ...(ds ? { datastore: place(ds)! } : {}), currentHost: d.host?.name ?? null };
     return {
-      ...vmResolution(vm, `migrate ${vmLabel(d.name, d.moid)} on target '${target.name}': ${moves.join(', ')}`,
+      ...vmResolution(vm, `migrate ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}: ${moves.join(', ')}`,
         [...extra, { type: 'placement', name: 'current', host: d.host?.name ?? null, host_moid: d.host?.moid ?? null, datastores: d.datastores.map((x) => x.moid), datastore_names: d.datastores.map((x) => x.name) }]),
       ...bound,
     };
@@ -172,7 +173,7 @@ export const cloneVm = defineTool({
     }
     return {
       ...vmResolution(vm,
-        `clone ${vmLabel(d.name, d.moid)} on target '${target.name}' into new VM '${args.name}'${where ? ` (${where})` : ' (same folder, host and datastore)'}${args.power_on ? ', powered on' : ''}`,
+        `clone ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)} into new VM ${quoted(args.name)}${where ? ` (${where})` : ' (same folder, host and datastore)'}${args.power_on ? ', powered on' : ''}`,
         extra),
       placement,
     };

@@ -9,6 +9,7 @@ import { defineTool, type CallContext } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 const PowerInput = z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs });
 
@@ -25,7 +26,7 @@ const PowerOutput = z.object({
 async function resolvePower(args: ChangeArgs, ctx: CallContext, verb: string): Promise<VmChange> {
   const vm = await resolveChangeVm(ctx, args);
   const { details, target } = vm;
-  return vmResolution(vm, `${verb} ${vmLabel(details.name, details.moid)} on target '${target.name}' (currently ${details.power_state ?? 'unknown'})`);
+  return vmResolution(vm, `${verb} ${vmLabel(details.name, details.moid)} on target ${quoted(target.name)} (currently ${details.power_state ?? 'unknown'})`);
 }
 
 interface SimplePower {
@@ -63,7 +64,7 @@ function simplePowerTool(s: SimplePower) {
       });
     },
     async dryRun(_args, { vm }) {
-      return { would: `${s.verb} ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' (skipped if it is already ${s.alreadyIn.join(' or ') || 'in that state'})` };
+      return { would: `${s.verb} ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)} (skipped if it is already ${s.alreadyIn.join(' or ') || 'in that state'})` };
     },
   });
 }
@@ -159,7 +160,7 @@ export const powerOffVm = defineTool({
   },
   async dryRun(args, { vm }) {
     const how = args.hard ? 'hard (no guest shutdown)' : `with guest shutdown, hard off after ${args.guest_timeout_seconds}s`;
-    return { would: `power off ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' ${how}` };
+    return { would: `power off ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)} ${how}` };
   },
 });
 

@@ -9,6 +9,7 @@ import { defineTool, type AffectedObject } from '../define.js';
 import { DatastoreArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 /** The objects the change names, resolved to moids before anything is sent. */
 interface ReconfigureChange extends VmChange {
@@ -101,7 +102,7 @@ export const reconfigureVm = defineTool({
         parts.push(`add ${args.add_nic.adapter} NIC on '${net.name}'`);
       }
     });
-    return { ...vmResolution(vm, `reconfigure ${vmLabel(d.name, d.moid)} on target '${target.name}': ${parts.join(', ')}`, extra), ...bound };
+    return { ...vmResolution(vm, `reconfigure ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}: ${parts.join(', ')}`, extra), ...bound };
   },
   async execute(args, resolution, ctx) {
     const { vm, datastore: ds, network } = resolution;

@@ -12,6 +12,7 @@ import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 /** The disk to detach, bound by device key (and its file, checked again at execution). */
 interface DiskRemoval extends VmChange {
@@ -66,7 +67,7 @@ export const removeDisk = defineTool({
     const boot = disk.unit_number === 0 && disk.controller_key === d.disks[0]?.controller_key;
     const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
     const resolution = vmResolution(vm,
-      `REMOVE DISK '${disk.label}' (key ${disk.key}, ${disk.capacity_gb ?? '?'} GB, ${disk.file ?? 'unknown file'}) from ${vmLabel(d.name, d.moid)} on target '${target.name}'` +
+      `REMOVE DISK ${quoted(disk.label)} (key ${disk.key}, ${disk.capacity_gb ?? '?'} GB, ${disk.file ?? 'unknown file'}) from ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}` +
       `${args.destroy_file ? ' and DESTROY its file' : ' (the file stays on the datastore)'}` +
       `${boot ? '. WARNING: it is unit 0 of the first controller, usually the boot disk' : ''}. ` +
       (safety ? 'A safety snapshot is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
@@ -84,6 +85,6 @@ export const removeDisk = defineTool({
   },
   async dryRun(args, { vm, disk }, ctx) {
     const first = ctx.flags.autoSnapshotBeforeDestroy ? 'take a safety snapshot, then ' : '';
-    return { would: `${first}remove '${disk.label}' (key ${disk.key}) from ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'${args.destroy_file ? ' and destroy its file' : ''}` };
+    return { would: `${first}remove ${quoted(disk.label)} (key ${disk.key}) from ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)}${args.destroy_file ? ' and destroy its file' : ''}` };
   },
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
 import type { CallContext } from '../define.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 export interface SafetySnapshot {
   name: string;
@@ -85,7 +86,7 @@ export async function takeSafetySnapshots(ctx: CallContext, req: SafetyRequest):
   if (failed.length) {
     throw new AppError('task_failed',
       `Safety snapshots failed on ${failed.length} of ${req.vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
-      `Safety snapshots already taken (left in place): ${taken.length ? taken.map((s) => `'${s.name}' (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
+      `Safety snapshots already taken (left in place): ${taken.length ? taken.map((s) => `${quoted(s.name)} (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
         hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
         details: { failed, safety_snapshots_taken: taken },
       });

@@ -5,6 +5,7 @@ import { defineTool } from '../define.js';
 import { NameArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 export const createSnapshot = defineTool({
   name: 'create_snapshot',
@@ -38,7 +39,7 @@ export const createSnapshot = defineTool({
     const vm = await resolveChangeVm(ctx, args);
     const { details, target } = vm;
     const opts = [args.memory ? 'with memory' : 'disk only', args.quiesce ? 'quiesced' : null].filter(Boolean).join(', ');
-    return vmResolution(vm, `create snapshot '${args.name}' (${opts}) of ${vmLabel(details.name, details.moid)} on target '${target.name}'`);
+    return vmResolution(vm, `create snapshot ${quoted(args.name)} (${opts}) of ${vmLabel(details.name, details.moid)} on target ${quoted(target.name)}`);
   },
   async execute(args, { vm }, ctx) {
     return onTarget(ctx, vm.target, async (client, call) => {
@@ -53,6 +54,6 @@ export const createSnapshot = defineTool({
     });
   },
   async dryRun(args, { vm }) {
-    return { would: `create snapshot '${args.name}' of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' (memory=${args.memory}, quiesce=${args.quiesce})` };
+    return { would: `create snapshot ${quoted(args.name)} of ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)} (memory=${args.memory}, quiesce=${args.quiesce})` };
   },
 });

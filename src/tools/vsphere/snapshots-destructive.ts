@@ -12,6 +12,7 @@ import { ChangeCommonArgs, SnapshotArg, TargetArg, VmArg } from '../args.js';
 import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
+import { quoted } from '../quote.js';
 
 type FlatSnapshot = ReturnType<typeof flattenSnapshots>[number];
 
@@ -94,7 +95,7 @@ export const deleteSnapshot = defineTool({
     const deletedChildren = removed.map((k) => ({ name: k.name, moid: k.moid }));
     return {
       ...vmResolution(vm,
-        `DELETE SNAPSHOT '${snap.name}' (${snap.moid}) of ${vmLabel(d.name, d.moid)} on target '${target.name}'${kidsText}: ` +
+        `DELETE SNAPSHOT ${quoted(snap.name)} (${snap.moid}) of ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}${kidsText}: ` +
         "the VM's current state is kept, this restore point is lost.",
         [snapshotAffected(d, snap, { child_count: kids.length, children_deleted: deletedChildren })]),
       snapshot: { name: snap.name, moid: snap.moid }, deletedChildren,
@@ -107,7 +108,7 @@ export const deleteSnapshot = defineTool({
   },
   async dryRun(_args, { vm, snapshot, deletedChildren }) {
     const kids = deletedChildren.length;
-    return { would: `delete snapshot '${snapshot.name}' (${snapshot.moid})${kids ? ` and ${kids} child snapshot(s)` : ''} of ${vmLabel(vm.name, vm.moid)} on target '${vm.target}'` };
+    return { would: `delete snapshot ${quoted(snapshot.name)} (${snapshot.moid})${kids ? ` and ${kids} child snapshot(s)` : ''} of ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)}` };
   },
 });
 
@@ -138,7 +139,7 @@ export const revertSnapshot = defineTool({
     const snap = findSnapshot(d, target.name, args.snapshot);
     const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
     const resolution = vmResolution(vm,
-      `REVERT ${vmLabel(d.name, d.moid)} on target '${target.name}' to snapshot '${snap.name}' (${snap.moid}, taken ${snap.created_at ?? 'at an unknown time'}): ` +
+      `REVERT ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)} to snapshot ${quoted(snap.name)} (${snap.moid}, taken ${snap.created_at ?? 'at an unknown time'}): ` +
       `everything since then is DISCARDED (VM is ${d.power_state ?? 'unknown'} now). ` +
       (safety ? 'A safety snapshot of the current state is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
       [snapshotAffected(d, snap, { safety_snapshot_first: safety })]);
@@ -155,6 +156,6 @@ export const revertSnapshot = defineTool({
   },
   async dryRun(_args, { vm, snapshot: snap }, ctx) {
     const first = ctx.flags.autoSnapshotBeforeDestroy ? 'take a safety snapshot of the current state, then ' : '';
-    return { would: `${first}revert ${vmLabel(vm.name, vm.moid)} on target '${vm.target}' to snapshot '${snap.name}' (${snap.moid})` };
+    return { would: `${first}revert ${vmLabel(vm.name, vm.moid)} on target ${quoted(vm.target)} to snapshot ${quoted(snap.name)} (${snap.moid})` };
   },
 });

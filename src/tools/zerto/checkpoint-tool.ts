@@ -6,6 +6,7 @@ import { defineTool } from '../define.js';
 import { agentOf, auditor } from '../pipeline-call.js';
 import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import { quoted } from '../quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, ZertoVmArg, type Carried,
@@ -50,7 +51,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
       guardVms: [],
-      summary: `pin a tagged checkpoint for VM '${found.vm.name}' on ${found.vpgs.map((v) => `VPG '${v.name}'`).join(', ')} at Zerto site '${found.site.name}'`,
+      summary: `pin a tagged checkpoint for VM ${quoted(found.vm.name)} on ${found.vpgs.map((v) => `VPG ${quoted(v.name)}`).join(', ')} at Zerto site ${quoted(found.site.name)}`,
       zerto: found,
     };
     return resolution;
@@ -59,7 +60,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     const found = resolution.zerto;
     const changeId = args.change_id ?? ctx.auditId;
     const report = await pinPlanned(ctx, planOf([found]), {
-      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId,
+      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: agentOf(ctx.identity, args.agent), changeId,
       onProgress: (_vm, percent, message) => ctx.progress(percent, 100, message),
     });
     const res = pinnedVm(report, found, changeId);
@@ -77,7 +78,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   },
   async dryRun(args, resolution, ctx) {
     const found = resolution.zerto;
-    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: args.agent ?? agentOf(ctx.identity), changeId: args.change_id ?? ctx.auditId });
+    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: agentOf(ctx.identity, args.agent), changeId: args.change_id ?? ctx.auditId });
     return {
       ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],
       message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}` +

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import { quoted } from '../quote.js';
 import {
   policyTarget, SiteArg, vmAffected, vpgAffected, vsphereHomeOf, VpgOut, zertoOf, ZertoVmArg,
   type Carried, type VsphereHome,
@@ -49,7 +50,7 @@ export const zertoFindProtection = defineTool({
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
       guardVms: [],
-      summary: `find the VPGs protecting '${found.vm.name}'`,
+      summary: `find the VPGs protecting ${quoted(found.vm.name)}`,
       zerto: { found, home },
     };
     return resolution;

@@ -5,12 +5,14 @@
 // execute, after policy and the `executing` audit line.
 import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
+import { argsFingerprint } from '../../core/fingerprint.js';
 import { vmsFromArgs, type ListedCatalogEntry } from '../../core/catalog.js';
 import { ChangeIdArg } from '../args.js';
 import { defineTool, type CallContext, type TargetRef } from '../define.js';
 import { agentOf, auditor } from '../pipeline-call.js';
 import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
+import { quoted } from '../quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, type Carried,
@@ -87,7 +89,7 @@ export const zertoGuardBeforeMutate = defineTool({
       // No VM to resolve: the call is decided (and audited) against the first configured site.
       const resolution: Carried<GuardLookup> = {
         targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
-        summary: `'${args.tool}' is not in the mutating catalog: pass through unguarded`,
+        summary: `${quoted(args.tool)} is not in the mutating catalog: pass through unguarded`,
         zerto: { vms: [] },
       };
       return resolution;
@@ -101,11 +103,12 @@ export const zertoGuardBeforeMutate = defineTool({
     }
     const vms = await lookUpAll(ctx, names, entry.vm_arg);
     const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
+    const [first, ...others] = policyTargets(homes.map((h, i) => policyTarget(ctx, vms[i]!, h)));
     const resolution: Carried<GuardLookup> = {
-      targets: [commonTarget(ctx, vms, homes.map((h, i) => policyTarget(ctx, vms[i]!, h)))],
+      targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
       affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
       guardVms: [],
-      summary: `pin a tagged checkpoint before '${args.tool}' on ${vms.map((f) => `VM '${f.vm.name}' (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
+      summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
       zerto: { entry, vms },
     };
     return resolution;
@@ -115,10 +118,10 @@ export const zertoGuardBeforeMutate = defineTool({
     if (gateway) return enforced(args.tool, gateway);
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
-    const agent = args.agent ?? agentOf(ctx.identity);
+    const agent = agentOf(ctx.identity, args.agent);
     let done = 0;
     const report = await pinPlanned(ctx, planOf(vms), {
-      vms: [], tool: args.tool, action: args.tool, agent, changeId,
+      vms: [], tool: args.tool, action: args.tool, agent, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }),
       onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
     });
     const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
@@ -136,7 +139,7 @@ export const zertoGuardBeforeMutate = defineTool({
     const out = pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
     await auditor(ctx, 'zerto_guard_before_mutate')({
       target: resolution.targets[0]!.name, phase: 'checkpointed', args,
-      detail: { guarded_tool: args.tool, tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
+      detail: { guarded_tool: args.tool, reused: out.every((v) => v.checkpoints.every((c) => c.reused)), tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
     }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
     return {
       guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, vms: out, tags: out.map((v) => v.tag),
@@ -148,8 +151,8 @@ export const zertoGuardBeforeMutate = defineTool({
     if (gateway) return enforced(args.tool, gateway);
     if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
     const changeId = args.change_id ?? ctx.auditId;
-    const agent = args.agent ?? agentOf(ctx.identity);
-    const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId }) })));
+    const agent = agentOf(ctx.identity, args.agent);
+    const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }) }) })));
     return {
       guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
       vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned, refused: plan.refused })),
@@ -188,15 +191,12 @@ function pick(e: { code: string; message: string }) {
 }
 
 /**
- * One policy target for the call: the VMs' vSphere target when they share one; else the Zerto site
- * when they share one (the checkpoints are inserted there); else the call must be split.
+ * The policy targets of the call: each VM's vSphere target (or its Zerto site when its vSphere home
+ * is unknown), once each. The first is the call's target; every other one is decided too, so a
+ * guard naming VMs of two vSphere targets is denied when either target denies it.
  */
-function commonTarget(ctx: CallContext, vms: FoundAnywhere[], targets: TargetRef[]): TargetRef {
-  const names = [...new Set(targets.map((t) => t.name))];
-  if (names.length === 1) return targets[0]!;
-  const sites = [...new Set(vms.map((f) => f.site.name))];
-  if (sites.length === 1) return siteTarget(zertoOf(ctx).sites.find((s) => s.config.name === sites[0])!);
-  throw new AppError('invalid_input', `These VMs live on several vSphere targets (${names.join(', ')}) and are protected at several Zerto sites (${sites.join(', ')}); one guard call is decided by one policy target.`, {
-    hint: 'Call zerto_guard_before_mutate once per Zerto site, each with the arguments naming that site\'s VMs.',
-  });
+function policyTargets(targets: TargetRef[]): TargetRef[] {
+  const seen = new Map<string, TargetRef>();
+  for (const t of targets) if (!seen.has(t.name)) seen.set(t.name, t);
+  return [...seen.values()];
 }

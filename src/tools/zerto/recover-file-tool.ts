@@ -8,6 +8,7 @@ import { checkFlrPlacement, chooseFlrCheckpoint, recoverFile, siteClientLookup }
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
 import type { ZertoServices } from './services.js';
+import { quoted } from '../quote.js';
 import {
   policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoOf, ZertoVmArg, type Carried,
 } from './zerto-common.js';
@@ -89,9 +90,9 @@ export const zertoRecoverFile = defineTool({
         { type: 'guest_file', name: args.path, written_to_guest: false, ...(args.partition ? { partition: args.partition } : {}) },
       ],
       guardVms: [],
-      summary: `restore ${args.path}${partition} of VM '${found.vm.name}' from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
-        `${checkpoint.tag ? `, tag '${checkpoint.tag}'` : ''}) of VPG '${vpg.name}' at Zerto site '${vpg.site}'` +
-        `${vpg.locally_replicated ? '' : ` (or at its recovery site '${vpg.recovery_site.name}' if '${vpg.site}' will not mount it)`}. ${NOTHING_WRITTEN}`,
+      summary: `restore ${quoted(args.path)}${partition} of VM ${quoted(found.vm.name)} from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
+        `${checkpoint.tag ? `, tag ${quoted(checkpoint.tag)}` : ''}) of VPG ${quoted(vpg.name)} at Zerto site ${quoted(vpg.site)}` +
+        `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}. ${NOTHING_WRITTEN}`,
       zerto: chosen,
     };
     return resolution;
@@ -121,7 +122,7 @@ export const zertoRecoverFile = defineTool({
   async dryRun(args, resolution) {
     const { found, vpg, checkpoint } = resolution.zerto;
     const partition = args.partition ? ` from FLR partition '${args.partition}'` : '';
-    return { would: `mount checkpoint ${checkpoint.id} of VPG '${vpg.name}' for '${found.vm.name}', download ${args.path}${partition}, unmount; nothing was mounted` };
+    return { would: `mount checkpoint ${checkpoint.id} of VPG ${quoted(vpg.name)} for ${quoted(found.vm.name)}, download ${args.path}${partition}, unmount; nothing was mounted` };
   },
 });
 

@@ -125,6 +125,8 @@ export interface VmPin {
   vm: string;
   agent: string;
   action: string;
+  /** Hash of the call's arguments: only the same call again is a retry. */
+  argsHash?: string;
   changeId: string;
 }
 
@@ -160,7 +162,7 @@ export async function planVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin)
   const at = new Date();
   const plans = await Promise.all([...bySite(found.vpgs)].map(([site, vpgs]) => planTaggedCheckpoint(siteOf(zerto, site).client, {
     vpgs: vpgs.map((v) => ({ id: v.id, name: v.name })), agent: pin.agent, action: pin.action, vm: pin.vm, changeId: pin.changeId,
-    now: () => at, signal: ctx.signal,
+    ...(pin.argsHash ? { argsHash: pin.argsHash } : {}), now: () => at, signal: ctx.signal,
   })));
   return {
     tag: plans[0]?.tag ?? '',

@@ -77,7 +77,7 @@ describe('bulk_vm_action', () => {
     expect(e.message).toContain('Snapshot hierarchy is too deep (simulated)');
     const taken = vmState(h, 'vm-103').snapshots.find((s) => s.name.startsWith('mcp-safety-'))!;
     expect(taken).toBeDefined();
-    expect(e.message).toContain(`'${taken.name}' (${taken.moid}) on web-02`);
+    expect(e.message).toContain(`"${taken.name}" (${taken.moid}) on web-02`);
     expect(e.details).toMatchObject({ failed: [{ vm: 'web-01', moid: 'vm-102' }], safety_snapshots_taken: [{ vm: 'web-02', moid: taken.moid }] });
     expect(mutatingCalls(h)).toEqual(['CreateSnapshot_Task', 'CreateSnapshot_Task']);
     expect(vmState(h, 'vm-102').snapshots).toHaveLength(before.web01);

@@ -18,7 +18,7 @@ describe('delete_vm', () => {
     h.lab.callLog.clear();
     const p = ok(await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-02' }));
     expect(p).toMatchObject({ state: 'pending', tool: 'delete_vm', target: 'lab-vc1', target_host: '127.0.0.1' });
-    expect(String(p.summary)).toMatch(/^PERMANENTLY DELETE VM 'web-02' \(vm-103\) from target 'lab-vc1' \(127\.0\.0\.1\)/);
+    expect(String(p.summary)).toMatch(/^PERMANENTLY DELETE VM "web-02" \(vm-103\) from target "lab-vc1" \(127\.0\.0\.1\)/);
     expect(String(p.summary)).toContain('No safety snapshot');
     expect(p.affected).toEqual([expect.objectContaining({ type: 'vm', name: 'web-02', moid: 'vm-103', power_state: 'poweredOff', connection_state: 'connected', snapshot_count: 0 })]);
     expect((p.affected as Array<{ disks: unknown[] }>)[0]!.disks.length).toBeGreaterThan(0);
@@ -81,7 +81,7 @@ describe('unregister_vm', () => {
   it('removes the ghost record and says the files stay', async () => {
     h.lab.callLog.clear();
     const p = ok(await h.call('unregister_vm', { target: 'lab-vc1', vm: 'ghost-01' }));
-    expect(String(p.summary)).toMatch(/^UNREGISTER VM 'ghost-01' \(vm-107\) from target 'lab-vc1'/);
+    expect(String(p.summary)).toMatch(/^UNREGISTER VM "ghost-01" \(vm-107\) from target "lab-vc1"/);
     expect(String(p.summary)).toContain('orphaned');
     expect(String(p.summary)).toContain('files stay on ds-nfs-01');
     expect(mutatingCalls(h)).toEqual([]);

@@ -94,7 +94,7 @@ describe('remove_disk', () => {
     const target = disks.at(-1)!;
     h.lab.callLog.clear();
     const { proposal, confirm } = await proposeAndConfirm(h, 'remove_disk', { target: 'lab-vc1', vm: 'web-01', disk: target.label });
-    expect(proposal.summary).toMatch(new RegExp(`^REMOVE DISK '${target.label}' \\(key ${target.key}`));
+    expect(proposal.summary).toMatch(new RegExp(`^REMOVE DISK "${target.label}" \\(key ${target.key}`));
     expect(proposal.summary).toContain('the file stays on the datastore');
     expect(proposal.affected).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'disk', key: target.key, likely_boot_disk: false })]));
     const result = ok(confirm).result as Record<string, unknown>;

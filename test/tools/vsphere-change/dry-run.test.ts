@@ -14,16 +14,16 @@ afterAll(async () => {
 });
 
 const MUTATIONS: Array<[string, Record<string, unknown>, RegExp]> = [
-  ['power_on_vm', { vm: 'web-02' }, /^power on VM 'web-02' \(vm-103\)/],
-  ['power_off_vm', { vm: 'web-01' }, /^power off VM 'web-01' \(vm-102\) on target 'lab-vc1' with guest shutdown, hard off after 120s$/],
-  ['suspend_vm', { vm: 'web-01' }, /^suspend VM 'web-01'/],
-  ['reset_vm', { vm: 'web-01' }, /^reset VM 'web-01'/],
-  ['create_snapshot', { vm: 'web-01', name: 'x' }, /^create snapshot 'x' of VM 'web-01'/],
+  ['power_on_vm', { vm: 'web-02' }, /^power on VM "web-02" \(vm-103\)/],
+  ['power_off_vm', { vm: 'web-01' }, /^power off VM "web-01" \(vm-102\) on target "lab-vc1" with guest shutdown, hard off after 120s$/],
+  ['suspend_vm', { vm: 'web-01' }, /^suspend VM "web-01"/],
+  ['reset_vm', { vm: 'web-01' }, /^reset VM "web-01"/],
+  ['create_snapshot', { vm: 'web-01', name: 'x' }, /^create snapshot "x" of VM "web-01"/],
   ['reconfigure_vm', { vm: 'web-02', cpu: 8, add_nic: { network: 'VM Network' } }, /cpu 2 -> 8, add vmxnet3 NIC on 'VM Network'/],
-  ['mount_iso', { vm: 'web-01', iso_path: '[ds-nfs-01] iso/a.iso' }, /^mount '\[ds-nfs-01\] iso\/a\.iso' on 'CD\/DVD drive 1'/],
+  ['mount_iso', { vm: 'web-01', iso_path: '[ds-nfs-01] iso/a.iso' }, /^mount "\[ds-nfs-01\] iso\/a\.iso" on "CD\/DVD drive 1"/],
   ['unmount_iso', { vm: 'web-01' }, /^eject nothing/],
   ['migrate_vm', { vm: 'web-02', host: 'esx-01.lab.local' }, /host esx-02\.lab\.local -> esx-01\.lab\.local/],
-  ['clone_vm', { vm: 'web-01', name: 'web-01-copy' }, /into new VM 'web-01-copy'/],
+  ['clone_vm', { vm: 'web-01', name: 'web-01-copy' }, /into new VM "web-01-copy"/],
 ];
 
 describe('dry run', () => {
@@ -45,7 +45,7 @@ describe('dry run', () => {
     const p = ok(await h.call('revert_snapshot', { target: 'lab-vc1', vm: 'test-01', snapshot: 'clean-install' }));
     const c = ok(await h.call('confirm_action', { token: p.token as string }));
     expect(c.state).toBe('dry_run');
-    expect(String((c.result as { would: string }).would)).toMatch(/^take a safety snapshot of the current state, then revert VM 'test-01' \(vm-108\)/);
+    expect(String((c.result as { would: string }).would)).toMatch(/^take a safety snapshot of the current state, then revert VM "test-01" \(vm-108\)/);
     expect(mutatingCalls(h)).toEqual([]);
     expect(vmState(h, 'vm-108')).toEqual(before);
     expect(phases(h, 'revert_snapshot')).toEqual(['proposed', 'dry_run']);

@@ -30,7 +30,7 @@ describe('snapshot tools', () => {
   it('delete_snapshot proposes with the bound snapshot moid, then deletes exactly that snapshot on confirm', async () => {
     const moid = snapNamed('vm-102', 'before-upgrade')[0]!.moid;
     const { proposal, confirm } = await proposeAndConfirm(h, 'delete_snapshot', { target: 'lab-vc1', vm: 'web-01', snapshot: 'before-upgrade' });
-    expect(proposal.summary).toMatch(/^DELETE SNAPSHOT 'before-upgrade'/);
+    expect(proposal.summary).toMatch(/^DELETE SNAPSHOT "before-upgrade"/);
     expect(proposal.affected).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'snapshot', name: 'before-upgrade', moid })]));
     expect(ok(confirm)).toMatchObject({ state: 'executed', tool: 'delete_snapshot', target: 'lab-vc1', result: { deleted_snapshot: { name: 'before-upgrade', moid } } });
     expect(vmState(h, 'vm-102').snapshots).toEqual([]);
@@ -41,7 +41,7 @@ describe('snapshot tools', () => {
     const clean = snapNamed('vm-108', 'clean-install')[0]!.moid;
     h.lab.callLog.clear();
     const { proposal, confirm } = await proposeAndConfirm(h, 'revert_snapshot', { target: 'lab-vc1', vm: 'test-01', snapshot: 'clean-install' });
-    expect(proposal.summary).toMatch(/^REVERT VM 'test-01' \(vm-108\) on target 'lab-vc1' to snapshot 'clean-install'/);
+    expect(proposal.summary).toMatch(/^REVERT VM "test-01" \(vm-108\) on target "lab-vc1" to snapshot "clean-install"/);
     expect(proposal.summary).toContain('A safety snapshot of the current state is taken first');
     const result = ok(confirm).result as Record<string, unknown>;
     expect(result.reverted_to).toEqual({ name: 'clean-install', moid: clean });

@@ -80,11 +80,11 @@ describe('the rewind loop: checkpoint -> bad change -> recover from the tag', ()
     expectTag(cp.tag, { action: 'edit /etc/app.conf', vm: 'app-01', change: 'loop-linux' });
     expect(cp.checkpoints.map((c: any) => c.vpg).sort()).toEqual(['vpg-app', 'vpg-app-critical']);
 
-    // The agent's bad change, through the lab's guarded guest-write tool (same change id: reused, no new tag).
-    const before = mark(h);
+    // The agent's bad change, through the lab's guarded guest-write tool: the same change id but
+    // another call (tool and arguments), so it is not a retry and gets its own checkpoint.
     const write = ok(await h.call('lab_write_guest_file', { vm: 'app-01', path: '/etc/app.conf', content: 'listen_port = 0\n# broken by the agent\n', change_id: 'loop-linux' }));
-    expect(write.checkpoint).toMatchObject({ status: 'checkpointed', tag: cp.tag });
-    expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
+    expect(write.checkpoint).toMatchObject({ status: 'checkpointed', reused: false });
+    expect(write.checkpoint.tag).not.toBe(cp.tag);
     expect(guestText(h, APP01, '/etc/app.conf')).toContain('broken by the agent');
 
     const { proposal, confirmed } = await recover({ vm: 'app-01', path: '/etc/app.conf', tag: cp.tag });
@@ -132,7 +132,7 @@ describe('zerto_create_tagged_checkpoint', () => {
     for (const vpg of ['vpg-app', 'vpg-app-critical']) expect(journalTagged(h, vpg, first.tag)).toHaveLength(1);
 
     const before = mark(h);
-    const again = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'patch (retry)', change_id: 'retry-1', agent: 'claude-code' }));
+    const again = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'patch', change_id: 'retry-1', agent: 'claude-code' }));
     expect(again.tag).toBe(first.tag);
     expect(again.checkpoints.every((c: any) => c.reused === true)).toBe(true);
     expect(again.checkpoints.map((c: any) => c.checkpoint_id).sort()).toEqual(first.checkpoints.map((c: any) => c.checkpoint_id).sort());
@@ -140,12 +140,19 @@ describe('zerto_create_tagged_checkpoint', () => {
     for (const vpg of ['vpg-app', 'vpg-app-critical']) expect(journalTagged(h, vpg, first.tag)).toHaveLength(1);
     const retries = allTagged(h).filter((c) => c.tag!.includes('change=retry-1'));
     expect(retries).toHaveLength(2);
+
+    // The same change id for another step is not a retry: step 2 gets its own checkpoint, so
+    // restoring "before step 2" cannot undo step 1 too.
+    const step2 = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'app-01', action: 'patch step 2', change_id: 'retry-1', agent: 'claude-code' }));
+    expect(step2.tag).not.toBe(first.tag);
+    expect(step2.checkpoints.every((c: any) => c.reused === false)).toBe(true);
+    expect(allTagged(h).filter((c) => c.tag!.includes('change=retry-1'))).toHaveLength(4);
   });
 
   it('defaults the change id to the audit id and the agent to the MCP client name; audits checkpointed with the tag', async () => {
     const cp = ok(await h.call('zerto_create_tagged_checkpoint', { vm: 'web-01', action: 'restart nginx' }));
     expect(cp.change_id).toBe(cp.audit_id);
-    expectTag(cp.tag, { agent: 'lab-test', vm: 'web-01', change: cp.audit_id });
+    expectTag(cp.tag, { vm: 'web-01', change: cp.audit_id });
     const lines = h.auditLines().filter((l) => l.id === cp.audit_id);
     expect(lines.map((l) => l.phase)).toEqual(['executing', 'checkpointed', 'executed']);
     const checkpointed = lines.find((l) => l.phase === 'checkpointed')!;

@@ -60,9 +60,10 @@ export async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
   }
 }
 
+/** `agent`: the caller's label (the tag records `mcp:lab-test+<label>`) or a whole `mcp:` identity. */
 export function expectTag(tag: unknown, parts: { agent?: string; action?: string; vm: string; change?: string }): void {
   expect(typeof tag).toBe('string');
   const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const re = new RegExp(`^ai:${esc(parts.agent ?? 'lab-test')} \\| ${parts.action ? esc(parts.action) : '.+'} \\| vm=${esc(parts.vm)} \\| change=${parts.change ? esc(parts.change) : '[^ ]+'} \\| \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`);
+  const re = new RegExp(`^ai:${esc(parts.agent === undefined ? 'mcp:lab-test' : parts.agent.startsWith('mcp:') ? parts.agent : `mcp:lab-test+${parts.agent}`)} \\| ${parts.action ? esc(parts.action) : '.+'} (?:\\| args=[0-9a-f]+ )?\\| vm=${esc(parts.vm)} \\| change=${parts.change ? esc(parts.change) : '[^ ]+'} \\| \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`);
   expect(tag).toMatch(re);
 }
