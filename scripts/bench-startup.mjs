@@ -90,7 +90,7 @@ function serverRun(main, measureRss) {
 function flagRun(main, flag) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [main, flag], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, main ? [main, flag] : ['-e', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.resume();
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${flag} exited ${code}`))));
@@ -135,12 +135,16 @@ try {
   if (BASELINE) await serverRun(BASELINE, false);
   const main = emptySeries();
   const base = emptySeries();
+  // Node itself, doing nothing: the floor under every row (and most of --version on a loaded box).
+  const nodeFloor = [];
   for (let i = 0; i < RUNS; i++) {
     const measureRss = i < 5;
     await round(MAIN, main, measureRss);
     if (BASELINE) await round(BASELINE, base, measureRss);
+    nodeFloor.push(await flagRun(undefined, '-e 0'));
   }
   process.stdout.write(`startup, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
+  process.stdout.write(`node -e 0 until exit (the floor): ${fmt(nodeFloor)}\n`);
   report(MAIN, main);
   if (BASELINE) {
     report(`baseline ${BASELINE}`, base);
