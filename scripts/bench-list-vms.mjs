@@ -407,7 +407,7 @@ if (process.argv.includes('--phase')) {
       `  HTTP floor:         ${f(vsRow.floor_ms)} ms  (${vsRow.page_mb} MB of XML)\n` +
       `  list_vms / govmomi: ${vsRow.vs_govmomi.toFixed(2)}x (goal <= 0.9x); against decode-only govmomi ${vsRow.vs_govmomi_decoded.toFixed(2)}x\n` +
       `  list_vms / floor:   ${vsRow.vs_floor.toFixed(2)}x (goal <= 2.5x)\n` +
-      `\nThe server process alone (dist/main.js over stdio, ${RUNS} list_vms calls against the same vcsim):\n` +
+      `\nThe server process alone (${process.env.BENCH_SERVER_MAIN ?? 'dist/main.js'} over stdio, ${RUNS} list_vms calls against the same vcsim):\n` +
       `  idle RSS:           ${vsRow.server_idle_rss_mb} MB (goal <= 80 MB)\n` +
       `  peak RSS (VmHWM):   ${vsRow.server_peak_rss_mb} MB (goal <= 200 MB; highest VmRSS sampled every 20 ms: ${vsRow.server_sampled_rss_mb} MB)\n`);
   } else {
