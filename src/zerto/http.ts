@@ -36,6 +36,9 @@ const TLS_CODES = new Set([
   'CERT_NOT_YET_VALID', 'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 
+/** Set by the first getDispatcher(), which every request awaits before it is sent. */
+let undici: typeof import('undici') | undefined;
+
 export class ZvmHttp {
   private dispatcher: Promise<Dispatcher> | undefined;
 
@@ -47,9 +50,8 @@ export class ZvmHttp {
     const timeout = AbortSignal.timeout(req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const dispatcher = await this.getDispatcher();
-    const { request } = await import('undici');
     try {
-      const res = await request(req.url, {
+      const res = await undici!.request(req.url, {
         method: req.method,
         headers: req.headers,
         body: req.body,
@@ -87,9 +89,9 @@ export class ZvmHttp {
           throw new AppError('config_invalid', `Zerto site '${this.site.name}': cannot read ca_file ${this.site.caFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
         }
       }
-      const { Agent } = await import('undici');
+      undici ??= await import('undici');
       // A configured CA only matters with verification on; with it off, any certificate passes.
-      return new Agent({ connect: { rejectUnauthorized: this.site.verifyTls, ...(ca ? { ca } : {}) } });
+      return new undici.Agent({ connect: { rejectUnauthorized: this.site.verifyTls, ...(ca ? { ca } : {}) } });
     })();
     return this.dispatcher;
   }
