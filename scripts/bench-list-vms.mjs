@@ -12,18 +12,22 @@
 //        counts the bytes (no XML decoding, no rows, no MCP): what the wire and vcsim cost.
 //      The ratios list_vms / govmomi and list_vms / floor are the goals of issue 16 (<= 0.9, <= 2.5).
 // The MCP server runs in-process (InMemoryTransport): `--lab` cannot be asked for 10,000 fillers,
-// so spawning the binary over stdio is not an option here. Peak RSS is this process's maxRSS, so
-// for the lab run it includes the simulator itself.
+// so spawning the binary over stdio is not an option there. Peak RSS is this process's maxRSS, so
+// for the lab run it includes the simulator itself. The server's own memory is measured apart,
+// against the same vcsim: `dist/main.js` spawned over stdio as an MCP client starts it, its
+// VmRSS read from /proc while idle and sampled during RUNS list_vms calls, then its VmHWM.
 //
 // Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured calls;
-//        BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer.
+//        BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer; BENCH_SERVER_MAIN=/other/dist/main.js
+//        to measure another build's server process memory (a baseline) against the same vcsim.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -170,6 +174,52 @@ function childPeakRssMb(pid) {
   return m ? Math.round(Number(m[1]) / 1024) : null;
 }
 
+/** A field of /proc/<pid>/status (VmRSS, VmHWM) in MB; null when unreadable. */
+function procMb(pid, field) {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The server process alone: dist/main.js over stdio against the vcsim, as an operator runs it.
+ * Idle RSS 1 s after tools/list, the highest VmRSS sampled every 20 ms during the calls, VmHWM.
+ */
+async function serverProcessMemory(sim, stateDir) {
+  const targets = join(stateDir, 'targets.yaml');
+  writeFileSync(targets, `targets:\n  - name: vcsim\n    host: ${sim.url.hostname}\n    port: ${sim.url.port}\n    credential_env_prefix: BENCH_VCSIM\n    ca_file: ${LAB_CA_FILE}\n`);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [process.env.BENCH_SERVER_MAIN ?? join(ROOT, 'dist', 'main.js')],
+    env: { ...process.env, TARGETS_FILE: targets, POLICY_FILE: LAB_POLICY_FILE, AUDIT_LOG_PATH: join(stateDir, 'server-audit.jsonl'), BENCH_VCSIM_USER: 'bench', BENCH_VCSIM_PASSWORD: 'bench-pass-0', LOG_LEVEL: 'warn' },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'bench-rss', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    await client.listTools();
+    const pid = transport.pid;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const idle = procMb(pid, 'VmRSS');
+    let sampled = 0;
+    const sampler = setInterval(() => (sampled = Math.max(sampled, procMb(pid, 'VmRSS') ?? 0)), 20);
+    try {
+      for (let i = 0; i < RUNS; i++) {
+        const res = await client.callTool({ name: 'list_vms', arguments: { target: 'vcsim', limit: LIMIT } }, undefined, { timeout: 300_000 });
+        if (res.isError) throw new Error(`list_vms failed in the spawned server: ${JSON.stringify(res.content).slice(0, 500)}`);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    return { server_idle_rss_mb: idle, server_sampled_rss_mb: sampled, server_peak_rss_mb: procMb(pid, 'VmHWM') };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
 /** The Go reference client, logged in and waiting for "list" lines. */
 async function startGovmomi(sim, vmPaths, treeTypes) {
   const args = ['-url', `${sim.url.origin}/sdk`, '-user', 'bench', '-password', 'bench-pass-0', '-ca', LAB_CA_FILE,
@@ -293,6 +343,7 @@ async function benchVcsim() {
     };
     const order = ['product', 'govmomi', 'floor'];
     for (let i = 0; i < RUNS; i++) for (let k = 0; k < 3; k++) await steps[order[(i + k) % 3]]();
+    const server = await serverProcessMemory(sim, stateDir);
     const m = { product: median(times.product), govmomi: median(times.govmomi), decoded: median(times.govmomiDecoded), floor: median(times.floor) };
     return {
       producer: 'vcsim (child process)', vms: first.total, returned: first.returned,
@@ -300,6 +351,7 @@ async function benchVcsim() {
       round_trips: roundTrips, peak_rss_mb: rssMb(), simulator_rss_mb: childPeakRssMb(sim.pid), simulator_startup_s: startup,
       govmomi_ms: m.govmomi, govmomi_decoded_ms: m.decoded, govmomi_pages: g0.pages, floor_ms: m.floor, page_mb: +(bytes / 1e6).toFixed(1),
       vs_govmomi: m.product / m.govmomi, vs_govmomi_decoded: m.product / m.decoded, vs_floor: m.product / m.floor,
+      ...server,
     };
   } finally {
     govmomi?.stop();
@@ -354,7 +406,10 @@ if (process.argv.includes('--phase')) {
       `  govmomi, decoded:   ${f(vsRow.govmomi_decoded_ms)} ms  (every page decoded into ObjectContent, nothing more)\n` +
       `  HTTP floor:         ${f(vsRow.floor_ms)} ms  (${vsRow.page_mb} MB of XML)\n` +
       `  list_vms / govmomi: ${vsRow.vs_govmomi.toFixed(2)}x (goal <= 0.9x); against decode-only govmomi ${vsRow.vs_govmomi_decoded.toFixed(2)}x\n` +
-      `  list_vms / floor:   ${vsRow.vs_floor.toFixed(2)}x (goal <= 2.5x)\n`);
+      `  list_vms / floor:   ${vsRow.vs_floor.toFixed(2)}x (goal <= 2.5x)\n` +
+      `\nThe server process alone (${process.env.BENCH_SERVER_MAIN ?? 'dist/main.js'} over stdio, ${RUNS} list_vms calls against the same vcsim):\n` +
+      `  idle RSS:           ${vsRow.server_idle_rss_mb} MB (goal <= 80 MB)\n` +
+      `  peak RSS (VmHWM):   ${vsRow.server_peak_rss_mb} MB (goal <= 200 MB; highest VmRSS sampled every 20 ms: ${vsRow.server_sampled_rss_mb} MB)\n`);
   } else {
     process.stdout.write('govmomi comparison skipped: it needs the vcsim row (see above).\n');
   }

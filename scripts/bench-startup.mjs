@@ -8,6 +8,9 @@
 // logs in lazily) and audit log, so it starts as an operator's would, not in lab mode.
 //
 // Usage: npm run build && node scripts/bench-startup.mjs   (BENCH_RUNS=15 to change the count)
+// BENCH_BASELINE=/path/to/other/dist/main.js times that build too, in the same rounds (one run of
+// each per round, alternating), and prints the ratio: on a loaded machine the absolute times swing
+// by 2x from minute to minute, the ratio much less.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'dist', 'main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
+const BASELINE = process.env.BENCH_BASELINE;
 
 const dir = mkdtempSync(join(tmpdir(), 'zr-bench-start-'));
 writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - name: vc1\n    host: 127.0.0.1\n    port: 9\n    credential_env_prefix: VC1\n');
@@ -33,9 +37,10 @@ const env = {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function idleRssMb(pid) {
+/** The server process's own resident set (VmRSS) or peak (VmHWM), in MB, read from /proc. */
+function serverRssMb(pid, field = 'VmRSS') {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : null;
   } catch {
     return null;
@@ -43,10 +48,10 @@ function idleRssMb(pid) {
 }
 
 /** One server start: times to the initialize and tools/list answers, then the idle RSS. */
-function serverRun(measureRss) {
+function serverRun(main, measureRss) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [MAIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const send = (msg) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     let buf = '';
     let stderr = '';
@@ -73,7 +78,7 @@ function serverRun(measureRss) {
             child.once('exit', () => resolve(out));
           };
           if (!measureRss) finish();
-          else setTimeout(() => ((out.rss = idleRssMb(child.pid)), finish()), 1_000);
+          else setTimeout(() => ((out.rss = serverRssMb(child.pid)), (out.hwm = serverRssMb(child.pid, 'VmHWM')), finish()), 1_000);
         }
       }
     });
@@ -82,36 +87,71 @@ function serverRun(measureRss) {
   });
 }
 
-function flagRun(flag) {
+function flagRun(main, flag) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [MAIN, flag], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, main ? [main, flag] : ['-e', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.resume();
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${flag} exited ${code}`))));
   });
 }
 
+function emptySeries() {
+  return { init: [], list: [], rss: [], hwm: [], version: [], help: [], tools: 0 };
+}
+
+async function round(main, series, measureRss) {
+  const r = await serverRun(main, measureRss);
+  series.init.push(r.init);
+  series.list.push(r.list);
+  series.tools = r.tools;
+  if (r.rss != null) series.rss.push(r.rss);
+  if (r.hwm != null) series.hwm.push(r.hwm);
+  series.version.push(await flagRun(main, '--version'));
+  series.help.push(await flagRun(main, '--help'));
+}
+
+const fmt = (xs) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+const ROWS = [
+  ['init', 'spawn -> initialize answered:'],
+  ['list', 'spawn -> tools/list answered: '],
+  ['version', '--version until exit:        '],
+  ['help', '--help until exit:           '],
+];
+
+function report(label, s) {
+  process.stdout.write(`${label}\n`);
+  for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${fmt(s[k])}${k === 'list' ? ` (${s.tools} tools)` : ''}\n`);
+  process.stdout.write(`  server RSS 1 s after tools/list: median ${median(s.rss)} MB (peak VmHWM ${median(s.hwm)} MB)\n`);
+}
+
 try {
-  await serverRun(false); // warm the page cache (and Node's compile cache, where it is on)
-  const init = [], list = [], rss = [], version = [], help = [];
-  let tools = 0;
+  const { loadavg } = await import('node:os');
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = load();
+  // Warm the page cache (and Node's compile cache, where it is on).
+  await serverRun(MAIN, false);
+  if (BASELINE) await serverRun(BASELINE, false);
+  const main = emptySeries();
+  const base = emptySeries();
+  // Node itself, doing nothing: the floor under every row (and most of --version on a loaded box).
+  const nodeFloor = [];
   for (let i = 0; i < RUNS; i++) {
-    const r = await serverRun(i < 3);
-    init.push(r.init);
-    list.push(r.list);
-    tools = r.tools;
-    if (r.rss != null) rss.push(r.rss);
-    version.push(await flagRun('--version'));
-    help.push(await flagRun('--help'));
+    const measureRss = i < 5;
+    await round(MAIN, main, measureRss);
+    if (BASELINE) await round(BASELINE, base, measureRss);
+    nodeFloor.push(await flagRun(undefined, '-e 0'));
   }
-  const fmt = (xs) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
-  process.stdout.write(`startup of dist/main.js, ${RUNS} runs, node ${process.version}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  process.stdout.write(`spawn -> initialize answered: ${fmt(init)}\n`);
-  process.stdout.write(`spawn -> tools/list answered:  ${fmt(list)} (${tools} tools)\n`);
-  process.stdout.write(`--version until exit:         ${fmt(version)}\n`);
-  process.stdout.write(`--help until exit:            ${fmt(help)}\n`);
-  process.stdout.write(`idle RSS after tools/list:    median ${median(rss)} MB\n`);
+  process.stdout.write(`startup, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
+  process.stdout.write(`node -e 0 until exit (the floor): ${fmt(nodeFloor)}\n`);
+  report(MAIN, main);
+  if (BASELINE) {
+    report(`baseline ${BASELINE}`, base);
+    process.stdout.write('ratio of medians (this build / baseline):\n');
+    for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${(median(main[k]) / median(base[k])).toFixed(2)}x\n`);
+    process.stdout.write(`  idle RSS:                     ${(median(main.rss) / median(base.rss)).toFixed(2)}x\n`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

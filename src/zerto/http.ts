@@ -1,10 +1,11 @@
 // The wire under the ZVM client: one undici Agent per site (its own TLS trust), bounded requests
 // (a timeout on every call, the caller's AbortSignal honoured), bounded bodies, and network
 // failures turned into AppErrors that name the site but never carry request headers. undici's
-// own error objects are not attached as `cause`: some of them hold request options.
+// own error objects are not attached as `cause`: some of them hold request options. undici loads
+// with the first request: a server that never talks to a ZVM never pays for it (startup).
 
 import { readFile } from 'node:fs/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AppError } from '../core/errors.js';
 import type { ZertoSiteConfig } from './site-config.js';
 
@@ -35,6 +36,9 @@ const TLS_CODES = new Set([
   'CERT_NOT_YET_VALID', 'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 
+/** Set by the first getDispatcher(), which every request awaits before it is sent. */
+let undici: typeof import('undici') | undefined;
+
 export class ZvmHttp {
   private dispatcher: Promise<Dispatcher> | undefined;
 
@@ -47,7 +51,7 @@ export class ZvmHttp {
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const dispatcher = await this.getDispatcher();
     try {
-      const res = await request(req.url, {
+      const res = await undici!.request(req.url, {
         method: req.method,
         headers: req.headers,
         body: req.body,
@@ -85,8 +89,9 @@ export class ZvmHttp {
           throw new AppError('config_invalid', `Zerto site '${this.site.name}': cannot read ca_file ${this.site.caFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
         }
       }
+      undici ??= await import('undici');
       // A configured CA only matters with verification on; with it off, any certificate passes.
-      return new Agent({ connect: { rejectUnauthorized: this.site.verifyTls, ...(ca ? { ca } : {}) } });
+      return new undici.Agent({ connect: { rejectUnauthorized: this.site.verifyTls, ...(ca ? { ca } : {}) } });
     })();
     return this.dispatcher;
   }

@@ -44,6 +44,15 @@ const isNameChar = (c: number): boolean =>
   isNameStart(c) || (c >= 48 && c <= 57) || c === DASH || c === DOT || c === COLON;
 const isBlank = (c: number): boolean => c === SP || c === LF || c === TAB;
 
+/**
+ * A copy of `v` that does not hold on to the text it was cut from. V8 keeps a substring of 13 or
+ * more characters as a view into its parent, so every long value decoded from a page (a name, a
+ * path, a UUID) would keep that page's whole text alive for as long as the row lives: all pages
+ * of a 10,000-VM listing at once. Concatenating makes a cons string, and slicing that flattens it
+ * into a fresh string of the value's own length.
+ */
+const detached = (v: string): string => (v.length < 13 ? v : ` ${v}`.slice(1));
+
 /** Namespace declarations in scope, innermost first; most elements declare none and share their parent's. */
 export interface Scope {
   readonly prefix: string;
@@ -248,7 +257,7 @@ export class Extractor {
       if (end < 0) throw UNSUPPORTED;
       const raw = s.slice(j + 2, end);
       if (raw.includes('<')) throw UNSUPPORTED;
-      this.attribute(attr, decodeXmlEntities(raw.trim())); // fast-xml-parser: trim, then entities
+      this.attribute(attr, detached(decodeXmlEntities(raw.trim()))); // fast-xml-parser: trim, then entities
       c = s.charCodeAt((j = end + 1));
     }
     if (c === GT) {
@@ -342,7 +351,7 @@ export class Extractor {
             if (children > 0) this.blank(lt);
             else {
               text = s.slice(this.i, lt).trim(); // fast-xml-parser: trim, then entities
-              if (text.indexOf('&') >= 0) text = decodeXmlEntities(text);
+              text = text.indexOf('&') >= 0 ? decodeXmlEntities(text) : detached(text);
             }
           }
           this.i = lt;
