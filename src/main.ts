@@ -50,6 +50,17 @@ async function main(): Promise<number> {
     ]);
 
   let env: Record<string, string | undefined> = { ...process.env };
+  // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode.
+  let http: import('./http/http-config.js').HttpConfig | undefined;
+  if (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http') {
+    const { loadHttpConfig } = await import('./http/http-config.js');
+    try {
+      http = loadHttpConfig(env, opts.insecureLocal);
+    } catch (err) {
+      process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
   let labExtras: Pick<RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
@@ -102,7 +113,7 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  if (process.stdin.isTTY) {
+  if (!http && process.stdin.isTTY) {
     process.stderr.write(
       `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
         'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
@@ -120,6 +131,22 @@ async function main(): Promise<number> {
     })();
     return stopping;
   };
+
+  if (http) {
+    const { serveHttp } = await import('./http/serve-http.js');
+    let endpoint: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      endpoint = await serveHttp(runtime, http, logger);
+    } catch (err) {
+      process.stderr.write(`zerto-rewind-mcp: HTTP endpoint did not start: ${(err as Error).message}\n`);
+      await shutdown('HTTP start failed');
+      return 1;
+    }
+    const stop = (reason: string) => void endpoint.close().then(() => shutdown(reason)).then(() => process.exit(0));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    return -1;
+  }
 
   const transport = new StdioServerTransport();
   // The stdio transport does not notice the client leaving; stdin ending is that signal.

@@ -39,6 +39,9 @@ const MatchSchema = z
     vm_patterns: z.array(z.string().min(1)).min(1),
     folders: z.array(z.string().min(1)).min(1),
     resource_pools: z.array(z.string().min(1)).min(1),
+    /** Verified callers (HTTP mode): token subjects, or groups from the token's groups claim. */
+    users: z.array(z.string().min(1)).min(1),
+    groups: z.array(z.string().min(1)).min(1),
   })
   .partial()
   .strict();

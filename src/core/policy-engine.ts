@@ -34,6 +34,8 @@ export interface PolicyRequest {
   override: boolean;
   /** A call the gateway forwards to a downstream server; `unguarded`: nothing ties the change to a VM. */
   downstream?: { server: string; unguarded: boolean };
+  /** The verified caller (HTTP mode); absent over stdio, where `users`/`groups` rules never match. */
+  caller?: { subject: string; groups: string[] };
 }
 
 export interface CallsPerMinute {
@@ -161,6 +163,8 @@ export function ruleMatches(rule: PolicyRule, req: PolicyRequest): boolean {
   if (m.target_names && !m.target_names.includes(req.target.name)) return false;
   if (m.target_tags && !m.target_tags.some((t) => req.target.tags.includes(t))) return false;
   if (m.tools && !m.tools.some((t) => t === req.tool || t === req.category)) return false;
+  if (m.users && !(req.caller && m.users.includes(req.caller.subject))) return false;
+  if (m.groups && !(req.caller && m.groups.some((g) => req.caller!.groups.includes(g)))) return false;
   const vms = req.objects.filter((o) => o.type === 'vm');
   if (m.vm_patterns && !vms.some((vm) => m.vm_patterns!.some((p) => fnmatch(vm.name, p)))) return false;
   if (m.folders && !req.objects.some((o) => o.folder !== undefined && m.folders!.some((f) => pathMatches(o.folder!, f)))) return false;

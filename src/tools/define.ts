@@ -3,6 +3,7 @@
 // table and the schema snapshots are derived from the declaration, and the pipeline applies the
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
+import type { Principal } from '../core/principal.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
@@ -77,6 +78,8 @@ export interface ProgressReporter {
 export interface CallContext {
   services: ToolServices;
   identity: string;
+  /** Set when a verified bearer token named the caller (HTTP mode): scopes, groups. */
+  principal?: Principal;
   auditId: string;
   signal: AbortSignal;
   progress: ProgressReporter;
