@@ -106,7 +106,7 @@ async function main(): Promise<number> {
 
   let runtime: Runtime;
   try {
-    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}) });
+    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
   } catch (err) {
     process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
     await stopLab?.();

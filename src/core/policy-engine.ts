@@ -60,12 +60,15 @@ export interface PolicyDecision {
   dryRun: boolean;
   /** What to do about a denial, when the deciding rule knows better than the generic advice. */
   hint?: string;
+  /** Four eyes: the first matching rule that sets it, else the target's block, else the defaults. */
+  approval: 'single' | 'second_person';
 }
 
 export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
   const flags = targetFlags(policy, req.target.name);
   const checkpoint = checkpointMode(policy, req, flags.checkpoint);
-  const base = { ...flags, checkpoint, overrideWouldHelp: false };
+  const approval = policy.rules.find((r) => r.approval !== undefined && ruleMatches(r, req))?.approval ?? flags.approval;
+  const base = { ...flags, checkpoint, approval, overrideWouldHelp: false };
 
   if (req.targetIsAll && req.category !== 'read') {
     return { ...base, allowed: false, rule: 'target-all', reason: `target 'all' is only for reads; ${req.category} tools take exactly one named target` };
@@ -130,6 +133,7 @@ export function targetFlags(policy: PolicyFile, targetName: string): Flags {
     // keeps the defaults' read and mutate limits.
     maxCallsPerMinute: { ...BUILTIN_DEFAULTS.max_calls_per_minute, ...perCategory(d.max_calls_per_minute), ...perCategory(t.max_calls_per_minute) },
     dryRun: pick('dry_run'),
+    approval: pick('approval'),
   };
 }
 

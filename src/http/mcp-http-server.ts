@@ -33,7 +33,10 @@ export interface McpHttpOptions {
 }
 
 export interface McpHttpHandle {
+  /** The public base URL (MCP_PUBLIC_URL, else the listening address). */
   url: string;
+  /** Where this instance listens (differs from url behind a load balancer). */
+  listenUrl: string;
   resourceUrl: string;
   close(): Promise<void>;
 }
@@ -57,7 +60,8 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
     http.listen(opts.port, opts.host, () => resolve());
   });
   const addr = http.address() as AddressInfo;
-  const base = (opts.publicUrl ?? `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${addr.port}`).replace(/\/$/, '');
+  const listenUrl = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${addr.port}`;
+  const base = (opts.publicUrl ?? listenUrl).replace(/\/$/, '');
   const resourceUrl = `${base}/mcp`;
   const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
   const verifier = opts.auth?.verifierFor(resourceUrl);
@@ -130,6 +134,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
 
   return {
     url: base,
+    listenUrl,
     resourceUrl,
     async close() {
       await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => undefined)));

@@ -62,10 +62,19 @@ async function policyForRead(call: Call): Promise<undefined> {
   return undefined;
 }
 
+/** Reads keep working when shared state is down: their budget falls back to this process's. */
+async function readBudget(call: Call, target: string, limit: number) {
+  try {
+    return await call.ctx.services.rateLimiter.take(target, 'read', limit);
+  } catch {
+    return call.ctx.services.localReadLimiter?.take(target, 'read', limit) ?? { ok: true as const };
+  }
+}
+
 async function limitReads(call: Call) {
   const allowed: TargetRef[] = [];
   for (const target of call.reads.allowed) {
-    const rate = call.ctx.services.rateLimiter.take(target.name, 'read', call.reads.limits.get(target.name)!);
+    const rate = await readBudget(call, target.name, call.reads.limits.get(target.name)!);
     if (rate.ok) allowed.push(target);
     else call.reads.denied.set(target.name, { code: 'rate_limited', message: `Read limit for target '${target.name}' reached; retry in ${Math.ceil(rate.retryAfterMs / 1000)}s.`, retryable: true });
   }
@@ -139,7 +148,7 @@ async function limitChange(call: Call) {
   const target = changeTargetOf(call);
   const category = call.tool.category as 'mutate' | 'destructive';
   // A proposal paid its rate-limit slot when it was made; its confirmation does not pay again.
-  const rate = call.proposal ? { ok: true as const } : call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
+  const rate = call.proposal ? { ok: true as const } : await call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
   if (!rate.ok) {
     const retryIn = Math.ceil(rate.retryAfterMs / 1000);
     const reason = `rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`;
