@@ -234,6 +234,14 @@ export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state
       details: { proposal_id: p.id },
     });
   }
+  if (p.approval === 'second_person' && via === 'web') {
+    // The dashboard's approver is a typed name until it signs people in with the IdP, so a name
+    // typed there must not count as the second person.
+    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and the dashboard cannot verify who you are yet.`, {
+      hint: 'Confirm it over MCP as a different signed-in user (confirm_action with the token). Nothing has changed.',
+      details: { proposal_id: p.id, approval: 'second_person' },
+    });
+  }
   if (p.approval === 'second_person' && decidedBy === p.requester) {
     return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}': ${p.requester} proposed it, so someone else must confirm it.`, {
       hint: 'Ask a colleague to confirm it (list_pending_actions, or the dashboard). It stays pending until then; nothing has changed.',

@@ -193,3 +193,13 @@ describe('an instance that dies mid-confirm', () => {
     expect(removals()).toBe(before);
   });
 });
+
+describe('four eyes in the dashboard path', () => {
+  it('a typed dashboard name never counts as the second person', async () => {
+    ok(await aliceA.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'four-eyes-web' }));
+    const proposal = ok(await aliceA.call('revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: 'four-eyes-web' }));
+    await expect(Promise.resolve(B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, 'web', 'bob'))).rejects.toMatchObject({ code: 'approval_required' });
+    const listed = ok(await bobB.call('list_pending_actions')).proposals as Array<Record<string, unknown>>;
+    expect(listed.find((p) => p.proposal_id === proposal.proposal_id)).toMatchObject({ state: 'pending' });
+  });
+});
