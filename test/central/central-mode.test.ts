@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type RunningLab } from '../../src/lab/lab-mode.js';
+import { startLab, type TestLab } from '../../src/lab/testing/index.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
@@ -32,7 +32,7 @@ rules:
 
 let pg: TestPostgres;
 let idp: TestIssuer;
-let lab: RunningLab;
+let lab: TestLab;
 const instances: Array<{ runtime: Runtime; http: McpHttpHandle }> = [];
 const clients: HttpMcpClient[] = [];
 

@@ -38,7 +38,7 @@ export async function migrate(db: Db): Promise<string[]> {
         applied.push(f);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw new Error(`migration ${f} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${f} failed: ${(err as Error).message}`, { cause: err });
       }
     }
   } finally {
