@@ -63,7 +63,7 @@ beforeAll(async () => {
   idp = await startTestIssuer();
   const dir = tempDir('zr-central-');
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  lab = await startLab({ stateDir: dir, policy: new PolicyFileStore(join(dir, 'policy.yaml'), true), env: {} });
+  lab = await startLab({ stateDir: dir, policy: new PolicyFileStore(join(dir, 'policy.yaml'), true), env: { TOOLSETS: 'all' } });
   A = await startInstance();
   B = await startInstance();
   aliceA = await as('alice', A);

@@ -38,7 +38,7 @@ beforeAll(async () => {
   pgc = await startTestPostgres();
   idp = await startTestIssuer();
   db = new pg.Pool({ connectionString: pgc.url, max: 2 });
-  labB = await startLab({ stateDir: tempDir('zr-kill-b-'), env: {} });
+  labB = await startLab({ stateDir: tempDir('zr-kill-b-'), env: { TOOLSETS: 'all' } });
   const secrets = envSecretSource({ ...labB.env, ...labB.config.app.inlineCredentials });
   const runtime = await startRuntime({ config: labB.config, secrets, logger: silentLogger, extraTools: labB.extraTools, extraBuiltInCatalog: labB.extraBuiltInCatalog, databaseUrl: pgc.url });
   B = { runtime, http: await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger) };
@@ -59,7 +59,7 @@ it('a proposal taken by an instance that is then SIGKILLed is refused on the oth
   const port = await freePort();
   const dir = tempDir('zr-kill-a-');
   child = spawn(process.execPath, [join(process.cwd(), 'dist/main.js'), '--lab', '--http'], {
-    env: { PATH: process.env.PATH, DATABASE_URL: pgc.url, OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: String(port), MCP_PUBLIC_URL: PUBLIC, AUDIT_LOG_PATH: join(dir, 'audit.jsonl'), LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, DATABASE_URL: pgc.url, OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: String(port), MCP_PUBLIC_URL: PUBLIC, AUDIT_LOG_PATH: join(dir, 'audit.jsonl'), LOG_LEVEL: 'warn', TOOLSETS: 'all' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const listen = `http://127.0.0.1:${port}`;
