@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects. `default` needs only Node and is what `npm test` runs. `vcsim` and `browser`
+// Four projects. `default` needs only Node and is what `npm test` runs. `vcsim`, `browser` and `central`
 // need Debian packages (scripts/install-test-deps) and fail loudly when those are missing;
-// `npm run test:full` runs all three.
+// `npm run test:full` runs all four.
 export default defineConfig({
   test: {
     // Most suites wait on simulated vCenter/ZVM tasks and timers rather than burn CPU, so more
@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**'],
+          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -33,6 +33,15 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          // A throwaway PostgreSQL cluster (Debian's postgresql package) and two HTTP instances.
+          name: 'central',
+          include: ['test/central/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
       {

@@ -10,11 +10,15 @@ export interface CliOptions {
   json: boolean;
   /** `--toolsets a,b` (wins over TOOLSETS). */
   toolsets?: string;
+  /** Serve MCP over Streamable HTTP (also MCP_TRANSPORT=http). */
+  http: boolean;
+  /** HTTP mode without authentication, loopback only. */
+  insecureLocal: boolean;
   unknown: string[];
 }
 
 export function parseArgs(argv: string[]): CliOptions {
-  const opts: CliOptions = { help: false, version: false, lab: false, json: false, unknown: [] };
+  const opts: CliOptions = { help: false, version: false, lab: false, json: false, http: false, insecureLocal: false, unknown: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') opts.help = true;
@@ -24,6 +28,8 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (arg === '--json' && opts.command === 'check') opts.json = true;
     else if (arg.startsWith('--toolsets=')) opts.toolsets = arg.slice('--toolsets='.length);
     else if (arg === '--toolsets' && i + 1 < argv.length) opts.toolsets = argv[++i]!;
+    else if (arg === '--http') opts.http = true;
+    else if (arg === '--insecure-local') opts.insecureLocal = true;
     else opts.unknown.push(arg);
   }
   return opts;
@@ -41,6 +47,7 @@ Usage:
                               token and restore folder; exit 1 when anything failed
   zerto-rewind-mcp --toolsets vsphere_read,zerto
                               expose only these toolsets (also TOOLSETS; 'all' for every tool)
+  zerto-rewind-mcp --http     serve MCP over Streamable HTTP for a team (OAuth bearer tokens; see the README)
   zerto-rewind-mcp --help | --version
 
 Environment:
@@ -54,6 +61,8 @@ Environment:
   {PREFIX}_USER/_PASSWORD  credentials per target/site (credential_env_prefix)
   WEB_UI_ENABLED, WEB_UI_HOST, WEB_UI_PORT, WEB_UI_TOKEN   approval dashboard
   LOG_LEVEL                pino level for stderr logs (default info)
+  MCP_TRANSPORT=http, MCP_HTTP_HOST, MCP_HTTP_PORT, MCP_PUBLIC_URL, OAUTH_ISSUER   HTTP mode
+  DATABASE_URL             shared state in PostgreSQL (HTTP mode, several instances)
   TOOLSETS                 comma-separated toolsets to expose (default: see the README)
 
 Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.

@@ -51,6 +51,17 @@ async function main(): Promise<number> {
     ]);
 
   let env: Record<string, string | undefined> = { ...process.env };
+  // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode.
+  let http: import('./http/http-config.js').HttpConfig | undefined;
+  if (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http') {
+    const { loadHttpConfig } = await import('./http/http-config.js');
+    try {
+      http = loadHttpConfig(env, opts.insecureLocal);
+    } catch (err) {
+      process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
   let labExtras: Pick<RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
@@ -96,14 +107,14 @@ async function main(): Promise<number> {
 
   let runtime: Runtime;
   try {
-    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}) });
+    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
   } catch (err) {
     process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
     await stopLab?.();
     return 1;
   }
 
-  if (process.stdin.isTTY) {
+  if (!http && process.stdin.isTTY) {
     process.stderr.write(
       `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
         'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
@@ -116,11 +127,27 @@ async function main(): Promise<number> {
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
-      await runtime.shutdown().catch((err) => logger.error({ err: String(err) }, 'shutdown failed'));
+      await runtime.shutdown(reason).catch((err) => logger.error({ err: String(err) }, 'shutdown failed'));
       await stopLab?.().catch(() => undefined);
     })();
     return stopping;
   };
+
+  if (http) {
+    const { serveHttp } = await import('./http/serve-http.js');
+    let endpoint: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      endpoint = await serveHttp(runtime, http, logger);
+    } catch (err) {
+      process.stderr.write(`zerto-rewind-mcp: HTTP endpoint did not start: ${(err as Error).message}\n`);
+      await shutdown('HTTP start failed');
+      return 1;
+    }
+    const stop = (reason: string) => void endpoint.close().then(() => shutdown(reason)).then(() => process.exit(0));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    return -1;
+  }
 
   // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
   const stdin = frameStdin(process.stdin, {

@@ -36,11 +36,15 @@ export interface RuntimeOptions {
   clock?: () => number;
   /** First restart delay of a downstream server that went down (doubles per attempt); default 500 ms. */
   downstreamBackoffMs?: number;
+  /** Central mode: proposals, rate budgets and the audit log live in this PostgreSQL database. */
+  databaseUrl?: string;
 }
 
 export interface Runtime {
   built: BuiltServer;
   audit: AuditWriter;
+  /** Central mode's shared state (set with databaseUrl). */
+  central?: import('./store/pg/central-state.js').CentralState;
   dashboard?: DashboardHandle;
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
@@ -109,6 +113,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     });
   }
   const tools = [...ownTools, ...(gateway?.tools ?? [])];
+  // Imported only with a database: the embedded (file) mode never loads pg.
+  const central = opts.databaseUrl
+    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, tools, () => secrets.knownValues(), logger, opts.clock)
+    : undefined;
   const builtIn: CatalogEntry[] = [
     ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
@@ -122,7 +130,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     settings,
     targets: config.targets,
     policy: config.policy,
-    audit: gateway ? gateway.audit(audit) : audit,
+    audit: gateway ? gateway.audit(central?.audit ?? audit) : (central?.audit ?? audit),
+    ...(central ? { stores: central } : {}),
     secrets,
     logger,
     tools,
@@ -154,6 +163,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   return {
     built,
     audit,
+    ...(central ? { central } : {}),
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
     async shutdown(reason = 'shutdown') {
@@ -168,6 +178,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
       await auditShutdown(audit, reason).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
       await audit.close();
+      await central?.close().catch(() => undefined);
     },
   };
 }

@@ -6,13 +6,15 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
-import { ConfirmationStore } from './core/confirmation-store.js';
+import { ConfirmationStore, type Proposal, type ProposalStore } from './core/confirmation-store.js';
 import type { AuditSink } from './core/audit-writer.js';
-import { RateLimiter } from './core/rate-limiter.js';
+import { RateLimiter, type RateBudget } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
 import type { SecretSource } from './core/secrets.js';
 import { toPublicError, type AppError } from './core/errors.js';
 import type { AnyTool, CallContext } from './tools/define.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { principalOf, type Principal } from './core/principal.js';
 import { runTool } from './tools/pipeline.js';
 import { render } from './tools/render.js';
 import { listed, selectDynamic, selectTools } from './tools/registry.js';
@@ -43,6 +45,11 @@ export interface ServerDeps {
   clock?: () => number;
   /** Tools whose set changes while the process runs (the gateway's downstream tools). */
   dynamicTools?: DynamicTools;
+  /** Shared stores (central mode, PostgreSQL); default: this process's memory. */
+  stores?: {
+    rateLimiter: RateBudget;
+    proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+  };
 }
 
 /** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
@@ -63,6 +70,8 @@ export interface BuiltServer {
   callContext(identity: string, signal?: AbortSignal): CallContext;
   /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
   drain(): Promise<void>;
+  /** A further MCP server over the same services (one per HTTP session). */
+  newSession(): Server;
   close(): Promise<void>;
 }
 
@@ -75,21 +84,23 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     audit: deps.audit,
     secrets: deps.secrets,
     logger: deps.logger,
-    rateLimiter: new RateLimiter(deps.clock),
+    rateLimiter: deps.stores?.rateLimiter ?? new RateLimiter(deps.clock),
+    ...(deps.stores ? { localReadLimiter: new RateLimiter(deps.clock) } : {}),
     guard: deps.guard ?? NO_ZERTO_GUARD,
     webUi: deps.webUi ?? { enabled: false },
     ext: deps.ext ?? {},
-    confirmations: undefined as unknown as ConfirmationStore<PendingCall>,
+    confirmations: undefined as unknown as ProposalStore<PendingCall>,
   };
-  services.confirmations = new ConfirmationStore<PendingCall>({
+  const storeOptions = {
     ttlSeconds: ttl,
     ...(deps.clock ? { now: deps.clock } : {}),
-    onExpire: (p) => {
+    onExpire: (p: Proposal) => {
       void deps.audit
         .write({ id: p.auditId, tool: p.tool, identity: p.requester, via: 'mcp', phase: 'expired', target: p.target.name, proposal_id: p.id })
         .catch((err) => deps.logger.error({ err: String(err) }, 'audit write failed for an expired proposal'));
     },
-  });
+  };
+  services.confirmations = deps.stores?.proposals(storeOptions) ?? new ConfirmationStore<PendingCall>(storeOptions);
 
   const dynamic = deps.dynamicTools;
   const registry = { enableDestructive: deps.settings.enableDestructive, lifecycle: dynamic !== undefined, toolsets: deps.settings.toolsets };
@@ -98,59 +109,30 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   const dynamicChosen = (): AnyTool[] => selectDynamic(dynamic?.current() ?? [], registry);
   const byName = new Map(tools.map((t) => [t.name, t]));
 
-  const server = new Server(
-    { name: 'zerto-rewind-mcp', title: 'Zerto Rewind (vSphere + Zerto guard)', version: VERSION },
-    { capabilities: { tools: dynamic ? { listChanged: true } : {} }, instructions: SERVER_INSTRUCTIONS },
-  );
-
-  // Namespaced and reduced to a small alphabet: a client cannot name itself into a web approver.
-  const identityOf = (): string => mcpIdentity(server.getClientVersion());
-
   // The listing is derived from declarations that never change while the process runs; the
   // dynamic part (downstream tools) is rebuilt when its source says it changed.
-  const listing = tools.map(listed);
-  let dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
-  let dynamicListing = [...dynamicTools.values()].map(listed);
-  dynamic?.onChange(() => {
-    dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
-    dynamicListing = [...dynamicTools.values()].map(listed);
-    void server.sendToolListChanged().catch(() => undefined);
-  });
+  const live: LiveTools = { byName, tools, listing: tools.map(listed), dynamicTools: new Map(), dynamicListing: [] };
+  const refresh = () => {
+    live.dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
+    live.dynamicListing = [...live.dynamicTools.values()].map(listed);
+  };
+  refresh();
   const inFlight = new InFlightCalls();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...listing, ...dynamicListing] }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const name = request.params.name;
-    let tool = byName.get(name) ?? dynamicTools.get(name);
-    if (!tool && dynamic?.whenStarted) {
-      await dynamic.whenStarted(name);
-      tool = dynamicTools.get(name);
-    }
-    if (!tool) {
-      // A tool of a downstream server that is down is a tool error (`unreachable`, naming it);
-      // any other unknown name is the JSON-RPC error the spec defines.
-      const down = dynamic?.whyMissing?.(name);
-      if (down) return render({ ok: false, error: toPublicError(down) }, deps.secrets.knownValues());
-      throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(name, [...tools, ...dynamicTools.values()], deps.tools, deps.settings));
-    }
-    const found = tool;
-    const token = extra._meta?.progressToken;
-    let step = 0;
-    const progress = (value: number, total?: number, message?: string): void => {
-      if (token === undefined) return;
-      // Progress must increase on every notification; callers report phases, not percentages.
-      step = Math.max(step + 1, value);
-      void extra
-        .sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: step, ...(total !== undefined ? { total } : {}), ...(message ? { message: message.slice(0, 200) } : {}) },
-        })
-        .catch(() => undefined);
-    };
-    return inFlight.track(extra.signal, async (signal) => {
-      const outcome = await runTool(found, request.params.arguments, { services, identity: identityOf(), via: 'mcp', signal, progress });
-      return (found.present ?? render)(outcome, deps.secrets.knownValues());
-    });
+  // One Server per MCP session (stdio has one; HTTP mode one per session), all sharing the
+  // services: one pending queue, one rate budget, one audit sink.
+  const sessions = new Set<Server>();
+  const newServer = (): Server => {
+    const s = new Server(
+      { name: 'zerto-rewind-mcp', title: 'Zerto Rewind (vSphere + Zerto guard)', version: VERSION },
+      { capabilities: { tools: dynamic ? { listChanged: true } : {} }, instructions: SERVER_INSTRUCTIONS },
+    );
+    attachHandlers(s, deps, services, live, inFlight);
+    return s;
+  };
+  const server = newServer();
+  dynamic?.onChange(() => {
+    refresh();
+    for (const s of [server, ...sessions]) void s.sendToolListChanged().catch(() => undefined);
   });
 
   return {
@@ -166,11 +148,83 @@ export function buildServer(deps: ServerDeps): BuiltServer {
       progress: () => undefined,
     }),
     drain: () => inFlight.drain(),
+    newSession() {
+      const s = newServer();
+      sessions.add(s);
+      s.onclose = () => sessions.delete(s);
+      return s;
+    },
     async close() {
       // Calls still running get their answer before the transport closes (finished, or cancelled).
       await inFlight.drain();
       services.confirmations.close();
       await server.close().catch(() => undefined);
+      await Promise.all([...sessions].map((s) => s.close().catch(() => undefined)));
     },
   };
+}
+
+interface LiveTools {
+  byName: Map<string, AnyTool>;
+  tools: AnyTool[];
+  listing: ReturnType<typeof listed>[];
+  dynamicTools: Map<string, AnyTool>;
+  dynamicListing: ReturnType<typeof listed>[];
+}
+
+function attachHandlers(server: Server, deps: ServerDeps, services: ToolServices, live: LiveTools, inFlight: InFlightCalls): void {
+  const dynamic = deps.dynamicTools;
+  const tools = live.tools;
+  // A verified bearer token (HTTP mode) names the caller; otherwise the client names itself.
+  const identityOf = (auth: AuthInfo | undefined): { identity: string; principal?: Principal } => {
+    const principal = principalOf(auth);
+    if (principal) return { identity: principal.identity, principal };
+    // Namespaced and reduced to a small alphabet: a client cannot name itself into a web approver.
+    return { identity: mcpIdentity(server.getClientVersion()) };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...live.listing, ...live.dynamicListing] }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    let tool = live.byName.get(name) ?? live.dynamicTools.get(name);
+    if (!tool && dynamic?.whenStarted) {
+      await dynamic.whenStarted(name);
+      tool = live.dynamicTools.get(name);
+    }
+    if (!tool) {
+      // A tool of a downstream server that is down is a tool error (`unreachable`, naming it);
+      // any other unknown name is the JSON-RPC error the spec defines.
+      const down = dynamic?.whyMissing?.(name);
+      if (down) return render({ ok: false, error: toPublicError(down) }, deps.secrets.knownValues());
+      throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(name, [...tools, ...live.dynamicTools.values()], deps.tools, deps.settings));
+    }
+    const found = tool;
+    const token = extra._meta?.progressToken;
+    let step = 0;
+    const progress = (value: number, total?: number, message?: string): void => {
+      if (token === undefined) return;
+      // Progress must increase on every notification; callers report phases, not percentages.
+      step = Math.max(step + 1, value);
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: step, ...(total !== undefined ? { total } : {}), ...(message ? { message: message.slice(0, 200) } : {}) },
+        })
+        .catch(() => undefined);
+    };
+    const who = identityOf(extra.authInfo);
+    return inFlight.track(extra.signal, async (signal) => {
+      try {
+        const outcome = await runTool(found, request.params.arguments, {
+          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress,
+        });
+        return (found.present ?? render)(outcome, deps.secrets.knownValues());
+      } catch (err) {
+        // A store that cannot be reached (the database in central mode) throws out of a step: the
+        // call stopped there, so the agent gets the typed error, not a protocol failure.
+        return render({ ok: false, error: toPublicError(err) }, deps.secrets.knownValues());
+      }
+    });
+  });
 }

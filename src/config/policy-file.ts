@@ -27,6 +27,8 @@ const TargetBlockShape = {
   max_bulk_objects: z.number().int().positive(),
   max_calls_per_minute: CallsPerMinute,
   dry_run: z.boolean(),
+  /** `second_person`: four eyes; only a different verified user may confirm (central mode). */
+  approval: z.enum(['single', 'second_person']),
 };
 
 const TargetBlock = z.object(TargetBlockShape).partial().strict();
@@ -39,6 +41,9 @@ const MatchSchema = z
     vm_patterns: z.array(z.string().min(1)).min(1),
     folders: z.array(z.string().min(1)).min(1),
     resource_pools: z.array(z.string().min(1)).min(1),
+    /** Verified callers (HTTP mode): token subjects, or groups from the token's groups claim. */
+    users: z.array(z.string().min(1)).min(1),
+    groups: z.array(z.string().min(1)).min(1),
   })
   .partial()
   .strict();
@@ -50,10 +55,11 @@ const RuleSchema = z
     action: Action.optional(),
     unless_override: z.boolean().default(false),
     checkpoint: z.enum(CHECKPOINT_MODES).optional(),
+    approval: z.enum(['single', 'second_person']).optional(),
   })
   .strict()
-  .refine((r) => r.action !== undefined || r.checkpoint !== undefined, {
-    message: 'a rule needs an action (allow|deny), a checkpoint mode, or both',
+  .refine((r) => r.action !== undefined || r.checkpoint !== undefined || r.approval !== undefined, {
+    message: 'a rule needs an action (allow|deny), a checkpoint mode, an approval, or several',
   });
 
 const ProtectedSchema = z
@@ -102,6 +108,7 @@ export const BUILTIN_DEFAULTS: Required<Omit<TargetPolicyBlock, 'max_calls_per_m
   max_bulk_objects: 10,
   max_calls_per_minute: { read: 600, mutate: 60, destructive: 20 },
   dry_run: false,
+  approval: 'single',
 };
 
 export function parsePolicy(text: string, file: string): { policy?: PolicyFile; problems: ConfigProblem[] } {

@@ -104,26 +104,7 @@ export class AuditWriter implements AuditSink {
   }
 
   private serialize(record: AuditRecord): Record<string, unknown> {
-    const at = this.now();
-    const ordered = {
-      ts: at.toISOString(),
-      ts_epoch: at.getTime() / 1000,
-      id: record.id,
-      target: record.target,
-      tool: record.tool,
-      phase: record.phase,
-      identity: record.identity,
-      ...(record.via !== undefined ? { via: record.via } : {}),
-      ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
-      ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
-      decision: record.decision ?? null,
-      ...(record.detail !== undefined ? { detail: shallow(record.detail) } : {}),
-    };
-    // Redact first, then cap: a capped value's hash is of what the log would have shown.
-    const clean = redact(ordered, this.secrets());
-    if (clean.args !== undefined) clean.args = capValue(clean.args);
-    if (clean.detail !== undefined) clean.detail = capValue(clean.detail);
-    return clean;
+    return auditBody(record, this.now(), this.secrets());
   }
 
   private async append(body: Record<string, unknown>, durable: boolean): Promise<void> {
@@ -211,4 +192,27 @@ async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
     if (bytesWritten <= 0) throw new Error('audit write made no progress');
     offset += bytesWritten;
   }
+}
+
+/** One record as the line's fields (before `prev`): fixed key order, redacted, capped. Shared with the PostgreSQL sink. */
+export function auditBody(record: AuditRecord, at: Date, secrets: readonly string[]): Record<string, unknown> {
+  const ordered = {
+    ts: at.toISOString(),
+    ts_epoch: at.getTime() / 1000,
+    id: record.id,
+    target: record.target,
+    tool: record.tool,
+    phase: record.phase,
+    identity: record.identity,
+    ...(record.via !== undefined ? { via: record.via } : {}),
+    ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
+    ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
+    decision: record.decision ?? null,
+    ...(record.detail !== undefined ? { detail: shallow(record.detail) } : {}),
+  };
+  // Redact first, then cap: a capped value's hash is of what the log would have shown.
+  const clean = redact(ordered, secrets);
+  if (clean.args !== undefined) clean.args = capValue(clean.args);
+  if (clean.detail !== undefined) clean.detail = capValue(clean.detail);
+  return clean;
 }

@@ -24,6 +24,8 @@ export interface Proposal<P = unknown> {
   state: ProposalState;
   /** The call's audit id: every audit line of this proposal carries it. */
   auditId: string;
+  /** `second_person`: only a verified identity other than the requester may confirm (four eyes). */
+  approval?: 'single' | 'second_person';
   /** Whatever the pipeline needs to execute later (validated args, resolved objects). */
   payload: P;
   outcome?: { ok: boolean; result?: unknown; error?: { code: string; message: string } };
@@ -32,6 +34,28 @@ export interface Proposal<P = unknown> {
 }
 
 export type NewProposal<P> = Omit<Proposal<P>, 'id' | 'token' | 'createdAt' | 'expiresAt' | 'state'>;
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What the pipeline, the lifecycle tools and the dashboard use: this file's in-memory store
+ * (stdio) or store/pg's PostgreSQL one (central mode). Either way `take` moves a proposal out of
+ * `pending` exactly once, whoever asks and on whichever instance.
+ */
+export interface ProposalStore<P = unknown> {
+  readonly now: () => number;
+  readonly ttlSeconds: number;
+  create(input: NewProposal<P>): Awaitable<Proposal<P>>;
+  take(token: string, via: 'mcp' | 'web', decidedBy: string): Awaitable<Proposal<P>>;
+  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Awaitable<Proposal<P>>;
+  cancel(token: string, decidedBy: string): Awaitable<Proposal<P>>;
+  cancelById(id: string, decidedBy: string): Awaitable<Proposal<P>>;
+  release(p: Proposal<P>): Awaitable<void>;
+  finish(p: Proposal<P>, outcome: NonNullable<Proposal['outcome']>): Awaitable<void>;
+  list(): Awaitable<Proposal<P>[]>;
+  getById(id: string): Awaitable<Proposal<P> | undefined>;
+  close(): void;
+}
 
 export interface ConfirmationStoreOptions {
   ttlSeconds: number;
@@ -43,7 +67,7 @@ export interface ConfirmationStoreOptions {
   onExpire?: (p: Proposal) => void;
 }
 
-export class ConfirmationStore<P = unknown> {
+export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
   private readonly byToken = new Map<string, Proposal<P>>();
   private readonly byId = new Map<string, Proposal<P>>();
   /** The store's clock (TTL, finish times); what tools use to say how long a proposal has left. */
@@ -99,22 +123,8 @@ export class ConfirmationStore<P = unknown> {
   }
 
   private claim(p: Proposal<P>, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
-    if (p.state === 'expired') {
-      throw new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
-        hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${this.opts.ttlSeconds}s.`,
-      });
-    }
-    if (p.state !== 'pending') {
-      throw new AppError('confirmation_invalid', `This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`, {
-        hint: 'Make the original call again if you need a new proposal.',
-      });
-    }
-    if (via === 'mcp' && p.requiresWebApproval) {
-      throw new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed over MCP.`, {
-        hint: 'Ask the operator to open the dashboard (Pending tab) and press Confirm, or Deny. Nothing has changed yet.',
-        details: { proposal_id: p.id },
-      });
-    }
+    const refused = claimRefusal(p, via, decidedBy, this.opts.ttlSeconds);
+    if (refused) throw refused;
     p.state = 'executing';
     p.decidedBy = decidedBy;
     return p;
@@ -201,4 +211,42 @@ export class ConfirmationStore<P = unknown> {
     this.byId.delete(p.id);
     this.byToken.delete(p.token);
   }
+}
+
+/**
+ * Why a proposal cannot be taken now (undefined: it can). Shared by the in-memory store and the
+ * PostgreSQL one, which applies the same conditions in its UPDATE and asks here only to explain.
+ */
+export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state' | 'requiresWebApproval' | 'approval' | 'requester'>, via: 'mcp' | 'web', decidedBy: string, ttlSeconds: number): AppError | undefined {
+  if (p.state === 'expired') {
+    return new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
+      hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`,
+    });
+  }
+  if (p.state !== 'pending') {
+    return new AppError('confirmation_invalid', `This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`, {
+      hint: 'Make the original call again if you need a new proposal.',
+    });
+  }
+  if (via === 'mcp' && p.requiresWebApproval) {
+    return new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed over MCP.`, {
+      hint: 'Ask the operator to open the dashboard (Pending tab) and press Confirm, or Deny. Nothing has changed yet.',
+      details: { proposal_id: p.id },
+    });
+  }
+  if (p.approval === 'second_person' && via === 'web') {
+    // The dashboard's approver is a typed name until it signs people in with the IdP, so a name
+    // typed there must not count as the second person.
+    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and the dashboard cannot verify who you are yet.`, {
+      hint: 'Confirm it over MCP as a different signed-in user (confirm_action with the token). Nothing has changed.',
+      details: { proposal_id: p.id, approval: 'second_person' },
+    });
+  }
+  if (p.approval === 'second_person' && decidedBy === p.requester) {
+    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}': ${p.requester} proposed it, so someone else must confirm it.`, {
+      hint: 'Ask a colleague to confirm it (list_pending_actions, or the dashboard). It stays pending until then; nothing has changed.',
+      details: { proposal_id: p.id, approval: 'second_person' },
+    });
+  }
+  return undefined;
 }

@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'flr_failed'
   | 'zerto_error'
   | 'audit_failed'
+  /** Shared state (the database in central mode) cannot be reached: changes fail closed. */
+  | 'unavailable'
   | 'config_invalid'
   | 'cancelled'
   | 'internal';
@@ -53,7 +55,7 @@ export class AppError extends Error {
   }
 }
 
-const DEFAULT_RETRYABLE = new Set<ErrorCode>(['unreachable', 'timeout', 'rate_limited', 'protection_unknown']);
+const DEFAULT_RETRYABLE = new Set<ErrorCode>(['unreachable', 'unavailable', 'timeout', 'rate_limited', 'protection_unknown']);
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;

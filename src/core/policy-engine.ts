@@ -34,6 +34,8 @@ export interface PolicyRequest {
   override: boolean;
   /** A call the gateway forwards to a downstream server; `unguarded`: nothing ties the change to a VM. */
   downstream?: { server: string; unguarded: boolean };
+  /** The verified caller (HTTP mode); absent over stdio, where `users`/`groups` rules never match. */
+  caller?: { subject: string; groups: string[] };
 }
 
 export interface CallsPerMinute {
@@ -58,12 +60,15 @@ export interface PolicyDecision {
   dryRun: boolean;
   /** What to do about a denial, when the deciding rule knows better than the generic advice. */
   hint?: string;
+  /** Four eyes: the first matching rule that sets it, else the target's block, else the defaults. */
+  approval: 'single' | 'second_person';
 }
 
 export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
   const flags = targetFlags(policy, req.target.name);
   const checkpoint = checkpointMode(policy, req, flags.checkpoint);
-  const base = { ...flags, checkpoint, overrideWouldHelp: false };
+  const approval = policy.rules.find((r) => r.approval !== undefined && ruleMatches(r, req))?.approval ?? flags.approval;
+  const base = { ...flags, checkpoint, approval, overrideWouldHelp: false };
 
   if (req.targetIsAll && req.category !== 'read') {
     return { ...base, allowed: false, rule: 'target-all', reason: `target 'all' is only for reads; ${req.category} tools take exactly one named target` };
@@ -128,6 +133,7 @@ export function targetFlags(policy: PolicyFile, targetName: string): Flags {
     // keeps the defaults' read and mutate limits.
     maxCallsPerMinute: { ...BUILTIN_DEFAULTS.max_calls_per_minute, ...perCategory(d.max_calls_per_minute), ...perCategory(t.max_calls_per_minute) },
     dryRun: pick('dry_run'),
+    approval: pick('approval'),
   };
 }
 
@@ -161,6 +167,8 @@ export function ruleMatches(rule: PolicyRule, req: PolicyRequest): boolean {
   if (m.target_names && !m.target_names.includes(req.target.name)) return false;
   if (m.target_tags && !m.target_tags.some((t) => req.target.tags.includes(t))) return false;
   if (m.tools && !m.tools.some((t) => t === req.tool || t === req.category)) return false;
+  if (m.users && !(req.caller && m.users.includes(req.caller.subject))) return false;
+  if (m.groups && !(req.caller && m.groups.some((g) => req.caller!.groups.includes(g)))) return false;
   const vms = req.objects.filter((o) => o.type === 'vm');
   if (m.vm_patterns && !vms.some((vm) => m.vm_patterns!.some((p) => fnmatch(vm.name, p)))) return false;
   if (m.folders && !req.objects.some((o) => o.folder !== undefined && m.folders!.some((f) => pathMatches(o.folder!, f)))) return false;

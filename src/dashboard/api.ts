@@ -66,7 +66,7 @@ async function route(
     case '/api/proposals':
       requireMethod(req, 'GET');
       // `now` lets the page correct its countdowns for a browser clock that differs from ours.
-      sendJson(res, 200, { now: new Date().toISOString(), proposals: ports.listProposals() });
+      sendJson(res, 200, { now: new Date().toISOString(), proposals: await ports.listProposals() });
       return;
     case '/api/targets':
       requireMethod(req, 'GET');

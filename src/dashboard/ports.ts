@@ -59,7 +59,7 @@ export interface DashboardAuditQuery {
  */
 export interface DashboardPorts {
   /** Pending proposals plus recent executed/failed/cancelled/expired ones. */
-  listProposals(): DashboardProposal[];
+  listProposals(): DashboardProposal[] | Promise<DashboardProposal[]>;
   /** Approves AND executes. May throw an error carrying `code` (e.g. not_found, confirmation_expired). */
   confirm(
     id: string,

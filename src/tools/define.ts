@@ -4,6 +4,7 @@
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { Via } from '../core/identity.js';
+import type { Principal } from '../core/principal.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
@@ -85,6 +86,8 @@ export interface CallContext {
   identity: string;
   /** The door the call came through: an MCP client, or the approval dashboard (a human). */
   via: Via;
+  /** Set when a verified bearer token named the caller (HTTP mode): scopes, groups. */
+  principal?: Principal;
   auditId: string;
   signal: AbortSignal;
   progress: ProgressReporter;

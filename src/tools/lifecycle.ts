@@ -29,15 +29,15 @@ export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, v
     outcome = await continueProposal(p, ctx, via);
   } catch (err) {
     const e = toPublicError(err);
-    store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
+    await store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
     throw err;
   }
   if (!outcome.ok) {
-    if (outcome.keepPending) store.release(p);
-    else store.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
+    if (outcome.keepPending) await store.release(p);
+    else await store.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
     throw fromPublicError(outcome.error);
   }
-  store.finish(p, { ok: true, result: outcome.value });
+  await store.finish(p, { ok: true, result: outcome.value });
   return {
     state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
     tool: p.tool,
@@ -66,7 +66,7 @@ export const confirmAction = defineTool({
     const audit = auditor(ctx, 'confirm_action');
     let p: Proposal<PendingCall>;
     try {
-      p = ctx.services.confirmations.take(args.token, 'mcp', ctx.identity);
+      p = await ctx.services.confirmations.take(args.token, 'mcp', ctx.identity);
     } catch (err) {
       const e = toPublicError(err);
       await audit({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
@@ -87,7 +87,7 @@ export const cancelAction = defineTool({
   input: z.object({ token: TokenArg }),
   output: z.object({ state: z.literal('cancelled'), tool: z.string(), target: z.string(), proposal_id: z.string() }),
   async direct(args, ctx) {
-    const p = ctx.services.confirmations.cancel(args.token, ctx.identity);
+    const p = await ctx.services.confirmations.cancel(args.token, ctx.identity);
     await auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', args: {} });
     return { state: 'cancelled' as const, tool: p.tool, target: p.target.name, proposal_id: p.id };
   },
@@ -123,7 +123,7 @@ export const listPendingActions = defineTool({
   async direct(_args, ctx) {
     const now = ctx.services.confirmations.now();
     return {
-      proposals: ctx.services.confirmations.list().map((p) => ({
+      proposals: (await ctx.services.confirmations.list()).map((p) => ({
         proposal_id: p.id,
         tool: p.tool,
         state: p.state,

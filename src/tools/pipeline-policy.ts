@@ -5,7 +5,8 @@
 import { AppError, toPublicError } from '../core/errors.js';
 import { decide, type PolicyDecision } from '../core/policy-engine.js';
 import { EMPTY_POLICY } from '../config/policy-file.js';
-import { policyObjects, type AnyTool, type Resolution, type TargetRef } from './define.js';
+import { policyObjects, type TargetRef } from './define.js';
+import { requiredScope } from '../core/scopes.js';
 import { changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 
 export const policy: Step = {
@@ -36,11 +37,14 @@ export const stateChecks: Step = {
   },
 };
 
-function request(tool: AnyTool, target: TargetRef, resolution: Resolution, args: Record<string, unknown>) {
+function request(call: Call, target: TargetRef) {
+  const { tool, args } = call;
+  const p = call.ctx.principal;
   return {
     tool: tool.name, category: tool.category, target: { name: target.name, tags: target.tags },
-    objects: policyObjects(resolution.affected), override: args.override === true,
-    ...(resolution.downstream ? { downstream: resolution.downstream } : {}),
+    objects: policyObjects(resolved(call).affected), override: args.override === true,
+    ...(resolved(call).downstream ? { downstream: resolved(call).downstream } : {}),
+    ...(p ? { caller: { subject: p.subject, groups: p.groups } } : {}),
   };
 }
 
@@ -50,7 +54,7 @@ async function policyForRead(call: Call): Promise<undefined> {
   const rules = state.ok ? state.policy : EMPTY_POLICY;
   const resolution = resolved(call);
   for (const target of resolution.targets) {
-    const d = decide(rules, request(call.tool, target, resolution, call.args));
+    const d = decide(rules, request(call, target));
     if (d.allowed) call.reads.allowed.push(target);
     else call.reads.denied.set(target.name, { code: 'policy_denied', message: d.reason, retryable: false });
     call.reads.limits.set(target.name, d.maxCallsPerMinute.read);
@@ -58,10 +62,19 @@ async function policyForRead(call: Call): Promise<undefined> {
   return undefined;
 }
 
+/** Reads keep working when shared state is down: their budget falls back to this process's. */
+async function readBudget(call: Call, target: string, limit: number) {
+  try {
+    return await call.ctx.services.rateLimiter.take(target, 'read', limit);
+  } catch {
+    return call.ctx.services.localReadLimiter?.take(target, 'read', limit) ?? { ok: true as const };
+  }
+}
+
 async function limitReads(call: Call) {
   const allowed: TargetRef[] = [];
   for (const target of call.reads.allowed) {
-    const rate = call.ctx.services.rateLimiter.take(target.name, 'read', call.reads.limits.get(target.name)!);
+    const rate = await readBudget(call, target.name, call.reads.limits.get(target.name)!);
     if (rate.ok) allowed.push(target);
     else call.reads.denied.set(target.name, { code: 'rate_limited', message: `Read limit for target '${target.name}' reached; retry in ${Math.ceil(rate.retryAfterMs / 1000)}s.`, retryable: true });
   }
@@ -86,6 +99,8 @@ async function policyForChange(call: Call) {
     const error = new AppError('invalid_input', `${call.tool.name} changes exactly one target; got ${resolution.targets.length}.`, { hint: 'Pass one target name.' });
     return deny(call, { error, target: null, strict: true });
   }
+  const scopeDenial = missingScope(call);
+  if (scopeDenial) return scopeDenial;
   const state = call.ctx.services.policy.current();
   if (!state.ok) {
     const reason = `policy file failed to load, so every change is denied until it is fixed: ${state.error}`;
@@ -93,7 +108,7 @@ async function policyForChange(call: Call) {
   }
   let decision: PolicyDecision;
   try {
-    decision = decide(state.policy, { ...request(call.tool, target, resolution, call.args), targetIsAll: resolution.targetIsAll ?? false });
+    decision = decide(state.policy, { ...request(call, target), targetIsAll: resolution.targetIsAll ?? false });
   } catch (err) {
     const reason = `policy engine error, denying: ${(err as Error).message}`;
     return deny(call, { error: new AppError('policy_denied', reason), strict: true, closesProposal: true });
@@ -123,12 +138,27 @@ async function policyForChange(call: Call) {
   return undefined;
 }
 
+/**
+ * A verified caller needs the scope of the change itself: the HTTP gate checks the tool named in
+ * the request, and this catches what it cannot see (the tool behind confirm_action, the dashboard).
+ */
+function missingScope(call: Call) {
+  const p = call.ctx.principal;
+  if (!p) return undefined;
+  const need = requiredScope(call.tool);
+  if (p.scopes.includes(need)) return undefined;
+  const reason = `${call.tool.name} needs the OAuth scope ${need}; the token of ${p.identity} has ${p.scopes.join(' ') || 'none'}`;
+  const error = new AppError('policy_denied', reason, { hint: `Sign in again asking for the ${need} scope (the identity provider must grant it to this user).`, details: { rule: 'scope', override_would_help: false } });
+  // A proposal stays pending: someone holding the scope may still confirm it.
+  return deny(call, { error, decision: { reason, rule: 'scope' }, strict: true, keepPending: call.proposal !== undefined });
+}
+
 async function limitChange(call: Call) {
   const decision = decided(call);
   const target = changeTargetOf(call);
   const category = call.tool.category as 'mutate' | 'destructive';
   // A proposal paid its rate-limit slot when it was made; its confirmation does not pay again.
-  const rate = call.proposal ? { ok: true as const } : call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
+  const rate = call.proposal ? { ok: true as const } : await call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
   if (!rate.ok) {
     const retryIn = Math.ceil(rate.retryAfterMs / 1000);
     const reason = `rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`;

@@ -28,11 +28,18 @@ async function propose(call: Call) {
       decision: { reason, rule: decision.rule }, strict: true,
     });
   }
+  if (decision.approval === 'second_person' && !ctx.principal) {
+    const reason = `Policy requires a second person to confirm ${tool.name} on '${target.name}', which needs verified identities (central mode, --http with OAUTH_ISSUER).`;
+    return deny(call, {
+      error: new AppError('approval_required', reason, { hint: 'Run the server in central mode so a colleague can confirm, or ask the operator to change the approval in policy.yaml. Nothing has changed.' }),
+      decision: { reason, rule: decision.rule }, strict: true,
+    });
+  }
   // The VPGs the human is told about; the guard decides again (and pins) at confirmation.
   const plan = decision.checkpoint === 'off' || !isGuarded(tool)
     ? []
     : await ctx.services.guard.plan(guardVmsOf(resolution), ctx.signal).then((p) => [...new Set(p.vpgs.map((v) => v.vpg))]).catch(() => []);
-  const proposal = ctx.services.confirmations.create({
+  const proposal = await ctx.services.confirmations.create({
     tool: tool.name,
     target: { name: target.name, host: target.host },
     summary: resolution.summary ?? `${tool.name} on target ${quoted(target.name)}`,
@@ -40,6 +47,7 @@ async function propose(call: Call) {
     checkpointVpgs: plan,
     requester: ctx.identity,
     requiresWebApproval: decision.requireWebApproval,
+    approval: decision.approval,
     auditId: ctx.auditId,
     payload: { tool, args, resolution },
   });
@@ -50,7 +58,7 @@ async function propose(call: Call) {
     });
   } catch (err) {
     // A proposal that is not in the audit log must not be confirmable.
-    ctx.services.confirmations.cancelById(proposal.id, 'audit-failure');
+    await Promise.resolve(ctx.services.confirmations.cancelById(proposal.id, 'audit-failure')).catch(() => undefined);
     return { ok: false as const, error: toPublicError(auditFailed(err)) };
   }
   return { ok: true as const, value: proposalOutput(proposal, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url) };

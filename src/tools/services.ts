@@ -3,9 +3,9 @@
 import type { Settings } from '../config/settings.js';
 import type { TargetEntry } from '../config/targets.js';
 import type { PolicySource } from '../config/policy-store.js';
-import type { ConfirmationStore } from '../core/confirmation-store.js';
+import type { ProposalStore } from '../core/confirmation-store.js';
 import type { AuditSink } from '../core/audit-writer.js';
-import type { RateLimiter } from '../core/rate-limiter.js';
+import type { RateBudget } from '../core/rate-limiter.js';
 import type { CheckpointGuard } from '../core/guard.js';
 import type { SecretSource } from '../core/secrets.js';
 import type { PendingCall } from './pending-call.js';
@@ -20,9 +20,11 @@ export interface ToolServices {
   /** targets.yaml entries; empty in Zerto-only mode. */
   targets: TargetEntry[];
   policy: PolicySource;
-  confirmations: ConfirmationStore<PendingCall>;
+  confirmations: ProposalStore<PendingCall>;
   audit: AuditSink;
-  rateLimiter: RateLimiter;
+  rateLimiter: RateBudget;
+  /** Central mode: the budget reads fall back to while the shared one is unreachable. */
+  localReadLimiter?: RateBudget;
   guard: CheckpointGuard;
   secrets: SecretSource;
   logger: Logger;

@@ -15,8 +15,8 @@ export const AUDIT_SCAN_BYTES = 32 * 1024 * 1024;
 export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined, auditPath: string): DashboardPorts {
   const { services } = built;
   return {
-    listProposals(): DashboardProposal[] {
-      return services.confirmations.list().map((p) => ({
+    async listProposals(): Promise<DashboardProposal[]> {
+      return (await services.confirmations.list()).map((p) => ({
         id: p.id, tool: p.tool, state: p.state, target: p.target, summary: p.summary, affected: p.affected,
         checkpoint_vpgs: p.checkpointVpgs, requester: p.requester,
         created_at: new Date(p.createdAt).toISOString(), expires_at: new Date(p.expiresAt).toISOString(),
@@ -28,7 +28,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
 
     async confirm(id, approver) {
       const ctx = built.callContext(approver);
-      const p = services.confirmations.takeById(id, 'web', approver);
+      const p = await services.confirmations.takeById(id, 'web', approver);
       try {
         const out = await runConfirmed(p, { ...ctx, auditId: p.auditId }, 'web');
         return { state: out.state, result: out.result };
@@ -39,7 +39,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     },
 
     async cancel(id, approver) {
-      const p = services.confirmations.cancelById(id, approver);
+      const p = await services.confirmations.cancelById(id, approver);
       await auditor({ ...built.callContext(approver), auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled' });
       return { state: 'cancelled' };
     },

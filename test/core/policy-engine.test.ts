@@ -247,3 +247,23 @@ function referenceRegex(pattern: string): RegExp {
   }
   return new RegExp(`^${out}$`, 's');
 }
+
+describe('rules matching verified callers (users, groups)', () => {
+  const p = policy({
+    defaults: { mutate: 'allow' },
+    rules: [
+      { name: 'interns-read-only', match: { groups: ['interns'] }, action: 'deny' },
+      { name: 'mallory-never', match: { users: ['mallory'] }, action: 'deny' },
+    ],
+  });
+  it('a group rule matches a caller in that group only', () => {
+    expect(decide(p, req({ category: 'mutate', caller: { subject: 'ivy', groups: ['interns'] } }))).toMatchObject({ allowed: false, rule: 'interns-read-only' });
+    expect(decide(p, req({ category: 'mutate', caller: { subject: 'olga', groups: ['ops'] } }))).toMatchObject({ allowed: true });
+  });
+  it('a user rule matches that subject', () => {
+    expect(decide(p, req({ category: 'mutate', caller: { subject: 'mallory', groups: [] } }))).toMatchObject({ allowed: false, rule: 'mallory-never' });
+  });
+  it('without a verified caller (stdio) users/groups rules never match', () => {
+    expect(decide(p, req({ category: 'mutate' }))).toMatchObject({ allowed: true, rule: 'defaults' });
+  });
+});

@@ -110,7 +110,7 @@ describe('two-phase confirmation', () => {
     expect(e.hint).toMatch(/dashboard/);
     expect(inv.executions).toEqual([]);
     // Still pending: a human can still approve it in the page.
-    expect(h.built.services.confirmations.list()[0]!.state).toBe('pending');
+    expect((await h.built.services.confirmations.list())[0]!.state).toBe('pending');
   });
 
   it('confirmation re-checks policy: a rule added after the proposal blocks execution', async () => {
@@ -136,7 +136,7 @@ describe('confirmation re-checks', () => {
     const e = errorOf(await h.call('confirm_action', { token: p.data.token as string }));
     expect(e.code).toBe('approval_required');
     expect(inv.executions).toEqual([]);
-    expect(h.built.services.confirmations.list()[0]!.state).toBe('pending');
+    expect((await h.built.services.confirmations.list())[0]!.state).toBe('pending');
     const denied = h.auditLines().filter((l) => l.phase === 'denied');
     expect(denied.at(-1)).toMatchObject({ proposal_id: p.data.proposal_id });
   });
@@ -164,6 +164,6 @@ describe('confirmation re-checks', () => {
     const e = errorOf(await h.call('confirm_action', { token: p.data.token as string }));
     expect(e.code).toBe('audit_failed');
     expect(inv.executions).toEqual([]);
-    expect(h.built.services.confirmations.list()[0]!.state).toBe('failed');
+    expect((await h.built.services.confirmations.list())[0]!.state).toBe('failed');
   });
 });

@@ -1,0 +1,59 @@
+// Central mode's shared state, built when DATABASE_URL is set: the PostgreSQL pool (migrated at
+// startup), the proposal store, the rate budget and the audit sink that replace the in-process
+// ones. runtime.ts imports this module dynamically, so stdio never loads pg.
+import type { AuditSink } from '../../core/audit-writer.js';
+import type { ProposalStore, Proposal } from '../../core/confirmation-store.js';
+import type { Logger } from '../../core/logger.js';
+import type { RateBudget } from '../../core/rate-limiter.js';
+import type { AnyTool, Resolution } from '../../tools/define.js';
+import type { PendingCall } from '../../tools/pending-call.js';
+import { migrate, openDb, type Db } from './pg-db.js';
+import { PgAuditSink } from './pg-audit-sink.js';
+import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
+import { PgRateBudget } from './pg-rate-budget.js';
+
+export interface CentralState {
+  db: Db;
+  audit: AuditSink;
+  rateLimiter: RateBudget;
+  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+  close(): Promise<void>;
+}
+
+export async function openCentralState(url: string, tools: AnyTool[], secrets: () => readonly string[], logger: Logger, clock?: () => number): Promise<CentralState> {
+  const db = openDb(url, logger);
+  const applied = await migrate(db).catch(async (err: Error) => {
+    await db.end().catch(() => undefined);
+    throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check that PostgreSQL is reachable and the user may create tables.`);
+  });
+  if (applied.length) logger.info({ applied }, 'PostgreSQL migrations applied');
+  const codec = pendingCallCodec(tools);
+  return {
+    db,
+    audit: new PgAuditSink(db, secrets),
+    rateLimiter: new PgRateBudget(db, clock),
+    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
+    close: () => db.end(),
+  };
+}
+
+/**
+ * A proposal's payload crosses instances as JSON: the tool by name (every instance declares the
+ * same tools), the parsed arguments and the resolution's data. State checks are functions; they ran
+ * when the proposal was made and a confirmation skips them, so they are not kept.
+ */
+export function pendingCallCodec(tools: AnyTool[]): PayloadCodec<PendingCall> {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return {
+    encode: ({ tool, args, resolution }) => {
+      const { checks: _checks, ...data } = resolution;
+      return { tool: tool.name, args, resolution: data };
+    },
+    decode: (json) => {
+      const j = json as { tool: string; args: Record<string, unknown>; resolution: Resolution };
+      const tool = byName.get(j.tool);
+      if (!tool) throw new Error(`proposal for tool '${j.tool}', which this instance does not declare (different versions behind one database?)`);
+      return { tool, args: j.args, resolution: j.resolution };
+    },
+  };
+}
