@@ -124,7 +124,7 @@ async function policyForChange(call: Call) {
   }
   let dryRun = (target.dryRun ?? call.ctx.services.settings.dryRun) || decision.dryRun;
   for (const other of resolution.alsoDecidedOn ?? []) {
-    const d = decide(state.policy, request(call.tool, other, resolution, call.args));
+    const d = decide(state.policy, request(call, other));
     if (!d.allowed) {
       const reason = `target '${other.name}' (one of the targets this call touches): ${d.reason}`;
       const error = new AppError('policy_denied', reason, { hint: 'Every target a call touches must allow it; split the call per target or change policy.yaml.', details: { rule: d.rule, target: other.name } });

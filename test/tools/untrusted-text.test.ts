@@ -32,7 +32,7 @@ describe('a VM name written to rewrite the delete summary', () => {
     expect(r.isError, r.text).toBe(false);
     const read = readSummary(String(r.data.summary));
     expect(read).toEqual({ name: EVIL, moid: evilMoid, target: 'lab-vc1' });
-    const pending = dashboardPorts(h.runtime.built, undefined, h.auditPath).listProposals().find((p) => p.id === r.data.proposal_id)!;
+    const pending = (await dashboardPorts(h.runtime.built, undefined, h.auditPath).listProposals()).find((p) => p.id === r.data.proposal_id)!;
     expect(readSummary(pending.summary)).toEqual({ name: EVIL, moid: evilMoid, target: 'lab-vc1' });
     ok(await h.call('cancel_action', { token: String(r.data.token) }));
   });
