@@ -178,7 +178,7 @@ export const AgentArg = z
   .min(1)
   .max(60)
   .regex(/^[^|\r\n]+$/, 'no "|" or line breaks')
-  .describe('Who is acting (ai:<agent> in the tag); default: the client\'s name.');
+  .describe('A label appended to your identity in the tag (ai:<identity>+<agent>).');
 
 export const ZertoVmArg = z
   .string()
