@@ -3,7 +3,7 @@
 import { AppError } from '../core/errors.js';
 import { retrieveOne } from './property-collector.js';
 import { flattenSnapshots, snapshotTree, type SnapshotNode } from './snapshot-tree.js';
-import { waitForTask, type WaitOptions } from './tasks.js';
+import { isDeadlineAbort, waitForTask, type WaitOptions } from './tasks.js';
 import type { CallOptions } from './soap/transport.js';
 import { asMoRef, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
@@ -29,13 +29,36 @@ export async function listSnapshots(client: VimClient, vmMoid: string, opts: Cal
   };
 }
 
+/** A signal that follows `caller` only for deadlines (isDeadlineAbort), never for a cancel. */
+function startSignal(caller: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const follow = () => {
+    if (isDeadlineAbort(caller?.reason)) controller.abort(caller?.reason);
+  };
+  if (caller?.aborted) follow();
+  else caller?.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, dispose: () => caller?.removeEventListener('abort', follow) };
+}
+
 export interface TaskOutcome {
   /** Moid of the vSphere task that did the work. */
   task: string;
 }
 
 async function runTask(client: VimClient, method: string, self: MoRef, params: Record<string, unknown>, opts: WaitOptions) {
-  const task = (await client.invoke(method, self, params, { signal: opts.signal, operationId: opts.operationId })) as MoRef;
+  // Once the request is sent vCenter starts the task whether or not we read the answer, so a
+  // caller's cancel must not drop the answer: we need the task's moref to CancelTask it. Only a
+  // deadline stops this request; a cancel that arrived meanwhile is acted on by waitForTask.
+  if (opts.signal?.aborted && !isDeadlineAbort(opts.signal.reason)) {
+    throw new AppError('cancelled', `${method} was cancelled before it was sent; nothing was started`, { retryable: true });
+  }
+  const start = startSignal(opts.signal);
+  let task: MoRef;
+  try {
+    task = (await client.invoke(method, self, params, { signal: start.signal, operationId: opts.operationId })) as MoRef;
+  } finally {
+    start.dispose();
+  }
   const result = await waitForTask(client, task, opts);
   return { task: task.value, result };
 }
