@@ -71,7 +71,9 @@ export function markOf(value: unknown, fence: string, everyString = false): Untr
 /** The value with its marking as the first key (clients that show the model only this JSON). */
 export function withMark<T extends Record<string, unknown>>(value: T, mark: UntrustedMark): T & { _untrusted: UntrustedMark } {
   // First by position, ours by value: a forged `_untrusted` in the value is overwritten.
-  return { [UNTRUSTED_KEY]: mark, ...value, [UNTRUSTED_KEY]: mark } as T & { _untrusted: UntrustedMark };
+  const out: Record<string, unknown> = { [UNTRUSTED_KEY]: mark, ...value };
+  out[UNTRUSTED_KEY] = mark;
+  return out as T & { _untrusted: UntrustedMark };
 }
 
 function collect(value: unknown, path: string, everyString: boolean, out: Set<string>): void {
