@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { fencedValue } from './untrusted-text.mjs';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const VM = process.env.DEMO_VM ?? 'app-01';
@@ -32,7 +33,7 @@ async function run(title, fn) {
   }
 }
 
-/** The raw MCP result: a proxied tool answers with the downstream's own result plus `_meta`. */
+/** The raw MCP result: a proxied tool answers with the downstream's own result, fenced as data, plus `_meta`. */
 async function callRaw(client, name, args) {
   const res = await client.callTool({ name, arguments: args }, undefined, {
     timeout: 60_000,
@@ -40,17 +41,19 @@ async function callRaw(client, name, args) {
     maxTotalTimeout: 180_000,
     onprogress: (p) => p.message && out(`    .. ${p.message}`),
   });
-  if (res.isError) throw new Error(`${name} failed: ${res.content.map((c) => c.text ?? '').join('')}`);
+  if (res.isError) throw new Error(`${name} failed: ${res.content.map((c) => JSON.stringify(fencedValue(c.text ?? ''))).join('')}`);
   return res;
 }
 
 /** This server's own tools answer with the same JSON in structuredContent and in text. */
 async function call(client, name, args) {
   const res = await callRaw(client, name, args);
-  return res.structuredContent ?? JSON.parse(res.content.map((c) => c.text ?? '').join(''));
+  return res.structuredContent ?? fencedValue(res.content.map((c) => c.text ?? '').join(''));
 }
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A downstream text block as the downstream wrote it (the gateway fences each as a JSON string). */
+const textOf = (block) => fencedValue(block.text);
 const quote = (text) => text.trimEnd().split('\n').map((l) => `    | ${l}`).join('\n');
 
 async function main() {
@@ -73,7 +76,7 @@ async function main() {
       const gs = servers.find((x) => x.name === 'guestfs');
       if (!gs || gs.state !== 'ready') throw new Error(`guestfs is not ready: ${JSON.stringify(servers)}`);
       out(`    downstream ${gs.name}: ${gs.state}, ${gs.tool_count} tools re-exported as guestfs__<tool>, bound to VM ${gs.vm}`);
-      const dir = dirs.content[0].text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('/')).at(0);
+      const dir = textOf(dirs.content[0]).split('\n').map((l) => l.trim()).filter((l) => l.startsWith('/')).at(0);
       if (!dir) throw new Error(`no allowed directory in ${JSON.stringify(dirs.content)}`);
       out(`    ${VM}'s / is served at ${dir}`);
       return dir;
@@ -82,7 +85,7 @@ async function main() {
 
     const original = await run(`Read ${PATH} on ${VM} through guestfs (what a healthy guest looks like)`, async () => {
       const r = await callRaw(client, 'guestfs__read_text_file', { path: file });
-      const text = r.content[0].text;
+      const text = textOf(r.content[0]);
       out(quote(text));
       out(`    sha256 ${sha256(text)}`);
       return text;
@@ -98,12 +101,12 @@ async function main() {
       const r = await callRaw(client, 'guestfs__write_file', { path: file, content: BAD, change_id: changeId });
       const facts = r._meta?.['zerto-rewind/gateway'];
       if (facts?.checkpoint?.status !== 'checkpointed') throw new Error(`expected a checkpoint before the write: ${JSON.stringify(r)}`);
-      for (const c of r.content) out(`    ${c.text}`);
+      for (const c of r.content) out(`    ${textOf(c)}`);
       out(`    checkpoint on ${facts.checkpoint.vpgs.join(', ')}`);
       out(`    tag: ${facts.checkpoint.tag}`);
       const now = await callRaw(client, 'guestfs__read_text_file', { path: file });
-      out(quote(now.content[0].text));
-      if (now.content[0].text === original) throw new Error('the bad write did not land');
+      out(quote(textOf(now.content[0])));
+      if (textOf(now.content[0]) === original) throw new Error('the bad write did not land');
       return facts.checkpoint.tag;
     });
 

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { fencedValue } from './untrusted-text.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'dist', 'main.js');
@@ -69,7 +70,7 @@ async function worker() {
     try {
       const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
       let code = 'ok';
-      if (r.isError) code = JSON.parse(r.content[0].text).error?.code ?? 'no-code';
+      if (r.isError) code = fencedValue(r.content[0].text).error?.code ?? 'no-code';
       else if (r.structuredContent?.state === 'pending' && r.structuredContent?.token) {
         await client.callTool({ name: 'cancel_action', arguments: { token: r.structuredContent.token } });
       }

@@ -3,8 +3,9 @@
 // schema; policy with category `read` for readOnlyHint tools, else `mutate`, on the bound VM's
 // vSphere target (else the downstream server's name); the guard pins a checkpoint for the VM a
 // catalogued tool names through `vm_arg`, or for the `vm` the server is bound to; then forward,
-// and return the downstream's result unchanged with the checkpoint facts beside it. Everything the
-// pipeline needs is said through the declaration, so this file is the whole adapter.
+// and return the downstream's result, fenced and marked as data, with the checkpoint facts beside
+// it. Everything the pipeline needs is said through the declaration, so this file is the whole
+// adapter.
 import { z } from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +16,7 @@ import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
 import { render } from './render.js';
+import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from './untrusted.js';
 
 /** Arguments the gateway adds to a downstream tool (unless the tool has its own of that name); never forwarded. */
 const GATEWAY_ARGS = {
@@ -75,7 +77,7 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
       inputSchema: advertisedInput(tool, gatewayArgs),
       // A change may answer with a proposal or a dry run instead of the downstream's result, so
       // only read tools keep the downstream's output schema.
-      ...(readOnly && tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
+      ...(readOnly && tool.outputSchema ? { outputSchema: openOutputSchema(tool.outputSchema as Record<string, unknown>) } : {}),
       annotations: {
         title: tool.annotations?.title ?? tool.title ?? `${server}: ${tool.name}`,
         readOnlyHint: readOnly, destructiveHint: destructive,
@@ -223,8 +225,10 @@ function splitAjvErrors(text: string): Array<{ path: string[]; message: string }
 }
 
 /**
- * The downstream's result as it came (content, structuredContent, isError), plus one short text
- * line and the checkpoint facts in _meta. Proposals, dry runs and errors render as for any tool.
+ * The downstream's result, as data: each text block becomes a JSON string in one fence, its
+ * structuredContent keeps every field and gains the `_untrusted` marking (all its strings are the
+ * other server's), then one fenced line and the checkpoint facts in _meta. Other blocks (images,
+ * resources) pass as they came. Proposals, dry runs and errors render as for any tool.
  */
 function present(x: ExportedTool, outcome: Parameters<typeof render>[0], secrets: readonly string[]): CallToolResult {
   if (!outcome.ok || !outcome.value.result) return render(outcome, secrets);
@@ -235,12 +239,33 @@ function present(x: ExportedTool, outcome: Parameters<typeof render>[0], secrets
     downstream: x.server, tool: x.tool.name, ...(value.audit_id ? { audit_id: value.audit_id } : {}),
     ...(cp ? { checkpoint: { status: cp.status, tag: cp.tag ?? null, vpgs: [...new Set(cp.checkpoints.map((c) => c.vpg))], change_id: cp.change_id, message: cp.message } } : {}),
   };
+  // The line names VMs and VPGs, which are upstream text as well.
   const line = cp ? `[zerto-rewind] ${cp.message}` : undefined;
+  const fence = newFenceId();
+  const structured = result.structuredContent;
+  const mark = markOf(structured ?? (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')), fence, true);
+  const content = [...(result.content ?? []), ...(line ? [{ type: 'text' as const, text: line }] : [])]
+    .map((c) => (c.type === 'text' ? { ...c, text: fenced(JSON.stringify(c.text), fence) } : c));
   return {
     ...result,
-    content: [...(result.content ?? []), ...(line ? [{ type: 'text' as const, text: line }] : [])],
-    _meta: { ...(result._meta ?? {}), [META_KEY]: facts },
+    content,
+    // Only an object can take the marking as a field; anything else keeps it in _meta alone.
+    ...(isPlainObject(structured) ? { structuredContent: withMark(structured, mark) } : {}),
+    _meta: { ...(result._meta ?? {}), [META_KEY]: facts, [UNTRUSTED_META_KEY]: mark },
   };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A read tool keeps the downstream's output schema, opened at the top so the `_untrusted` marking
+ * the gateway adds to structuredContent validates.
+ */
+function openOutputSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { additionalProperties, ...rest } = schema;
+  return additionalProperties === false ? rest : schema;
 }
 
 /** list_downstream: each downstream server's state, without its environment values. */

@@ -3,45 +3,37 @@
 // carry no structuredContent (clients would validate it against the output schema) but the same
 // JSON error object in text, with code, retryable and a hint.
 //
-// A result carries text from vCenter, Zerto, guests and other servers (VM names, annotations,
-// event messages, restored file contents). The text block fences it between two markers with a
-// random id the data cannot guess, so it cannot close the fence and speak as the server; the
-// server instructions say that everything inside is data, never instructions.
-import { randomBytes } from 'node:crypto';
+// Results and errors carry upstream text (VM names, annotations, fault messages, ...): both are
+// fenced and marked as untrusted data the same way (untrusted.ts), so no part a client shows the
+// model lets that text pass for the server's own words.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { redactValues } from '../core/redact.js';
 import type { ToolOutcome } from './pipeline-call.js';
+import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from './untrusted.js';
+
+export { UNTRUSTED_FENCE, UNTRUSTED_META_KEY, fenced, unfenced } from './untrusted.js';
 
 export function render(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
+  const fence = newFenceId();
   if (outcome.ok) {
-    const value = redactValues(outcome.value, secrets);
-    const result: CallToolResult = { content: [{ type: 'text', text: fenced(JSON.stringify(value)) }], structuredContent: value };
+    const plain = redactValues(outcome.value, secrets);
+    const mark = markOf(plain, fence);
+    const value = withMark(plain, mark);
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: fenced(JSON.stringify(value), fence) }], structuredContent: value, _meta: { [UNTRUSTED_META_KEY]: mark },
+    };
     // A fan-out read whose every addressed target failed is an error to a generic client, with the
     // per-target detail kept (it still matches the output schema).
     if (everyTargetFailed(value)) result.isError = true;
     return result;
   }
   const error = redactValues(outcome.error, secrets);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+  const mark = markOf({ error }, fence);
+  return { isError: true, content: [{ type: 'text', text: fenced(JSON.stringify(withMark({ error }, mark)), fence) }], _meta: { [UNTRUSTED_META_KEY]: mark } };
 }
 
 function everyTargetFailed(value: Record<string, unknown>): boolean {
   const results = value.results;
   return Array.isArray(results) && results.length > 0 &&
     results.every((r) => typeof r === 'object' && r !== null && 'target' in r && 'error' in r && !('ok' in r));
-}
-
-/** The opening marker's name; SERVER_INSTRUCTIONS explains it. */
-export const UNTRUSTED_FENCE = 'untrusted-data';
-
-/** `<untrusted-data-ID>\n{json}\n</untrusted-data-ID>`, ID random per result. */
-export function fenced(json: string): string {
-  const id = randomBytes(8).toString('hex');
-  return `<${UNTRUSTED_FENCE}-${id}>\n${json}\n</${UNTRUSTED_FENCE}-${id}>`;
-}
-
-/** The JSON inside a fenced text block (clients that read the text, and tests). */
-export function unfenced(text: string): string {
-  const m = new RegExp(`^<${UNTRUSTED_FENCE}-([0-9a-f]{16})>\\n([\\s\\S]*)\\n</${UNTRUSTED_FENCE}-\\1>$`).exec(text);
-  return m ? m[2]! : text;
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
+import { asSent } from './as-sent.js';
 import { startCallLogSink, testDownstream, type CallLogSink } from '../support/downstream.js';
 import { APP01, auditFor, callsSince, errorOf, journalTagged, mark, ok, ORIGINAL_CONF, POST_CHECKPOINT, waitFor } from '../tools/zerto/support.js';
 
@@ -77,14 +78,14 @@ describe('re-export', () => {
     expect(downstreamCalls(before, 'tsrv')).toHaveLength(0);
   });
 
-  it('returns the downstream result unchanged (content, structuredContent, isError) with the facts in _meta', async () => {
+  it('returns the downstream result (content, structuredContent, isError), fenced as data, with the facts in _meta', async () => {
     const res = await h.client.callTool({ name: 'tsrv__echo', arguments: { message: 'hi' } });
-    expect(res.structuredContent).toEqual({ echoed: 'hi' });
-    expect(res.content).toEqual([{ type: 'text', text: 'echo: hi' }]);
+    expect(asSent(res).structuredContent).toEqual({ echoed: 'hi' });
+    expect(asSent(res).content).toEqual([{ type: 'text', text: 'echo: hi' }]);
     expect((res._meta as Record<string, any>)['zerto-rewind/gateway']).toMatchObject({ downstream: 'tsrv', tool: 'echo' });
     const failed = await h.client.callTool({ name: 'tsrv__fail', arguments: {} });
     expect(failed.isError).toBe(true);
-    expect(failed.content).toEqual([{ type: 'text', text: 'it went wrong downstream' }]);
+    expect(asSent(failed).content).toEqual([{ type: 'text', text: 'it went wrong downstream' }]);
   });
 });
 
@@ -97,7 +98,7 @@ describe('the guard before forwarding', () => {
       const facts = (res._meta as Record<string, any>)['zerto-rewind/gateway'];
       expect(facts.checkpoint).toMatchObject({ status: 'checkpointed', vpgs: ['vpg-app', 'vpg-app-critical'] });
       expect(facts.checkpoint.tag).toMatch(/\| tsrv__set_value \| args=[0-9a-f]+ \| vm=app-01 \| change=gw-order-1 \|/);
-      expect((res.content as Array<{ text: string }>).at(-1)!.text).toMatch(/^\[zerto-rewind\] Pinned checkpoint/);
+      expect((asSent(res).content as Array<{ text: string }>).at(-1)!.text).toMatch(/^\[zerto-rewind\] Pinned checkpoint/);
       const inserts = callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT);
       const forwarded = downstreamCalls(before, 'tsrv');
       expect(inserts).toHaveLength(2);
@@ -205,7 +206,7 @@ describe('unlisted tools and reads', () => {
       expect(e.message).toContain("rule 'no-downstream-changes'");
       expect(downstreamCalls(before, 'free')).toHaveLength(0);
       const res = await h.client.callTool({ name: 'free__set_value', arguments: { key: 'k', value: 'v', override: true } });
-      expect(res.content).toContainEqual({ type: 'text', text: 'set k=v' });
+      expect(asSent(res).content).toContainEqual({ type: 'text', text: 'set k=v' });
     });
   });
 
@@ -273,7 +274,7 @@ describe('two-phase by policy', () => {
     });
     // Without the policy flag it runs at once (guarded).
     const direct = await h.client.callTool({ name: 'tsrv__wipe', arguments: { what: 'some' } });
-    expect(direct.content).toContainEqual({ type: 'text', text: 'wiped some' });
+    expect(asSent(direct).content).toContainEqual({ type: 'text', text: 'wiped some' });
   });
 });
 
@@ -292,7 +293,7 @@ describe('a downstream is its own failure domain', () => {
     expect(s.restarts).toBeGreaterThanOrEqual(1);
     expect(s.last_error).toContain('exited');
     const res = await h.client.callTool({ name: 'tsrv__echo', arguments: { message: 'back' } });
-    expect(res.structuredContent).toEqual({ echoed: 'back' });
+    expect(asSent(res).structuredContent).toEqual({ echoed: 'back' });
     // The rest of the server was never affected.
     ok(await h.call('list_targets', {}));
   });
@@ -317,11 +318,11 @@ describe('a downstream is its own failure domain', () => {
     let notified = 0;
     h.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
     const added = await h.client.callTool({ name: 'tsrv__add_tool', arguments: { name: 'late_tool' } });
-    expect(added.content).toEqual([{ type: 'text', text: 'added late_tool' }]);
+    expect(asSent(added).content).toEqual([{ type: 'text', text: 'added late_tool' }]);
     await waitFor(() => notified > 0, 10_000);
     const { tools } = await h.client.listTools();
     expect(tools.map((t) => t.name)).toContain('tsrv__late_tool');
     const res = await h.client.callTool({ name: 'tsrv__late_tool', arguments: {} });
-    expect(res.content).toEqual([{ type: 'text', text: 'late_tool works' }]);
+    expect(asSent(res).content).toEqual([{ type: 'text', text: 'late_tool works' }]);
   });
 });

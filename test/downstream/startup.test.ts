@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
+import { asSent } from './as-sent.js';
 
 const running: Array<{ runtime: Runtime; client: Client }> = [];
 afterEach(async () => {
@@ -125,7 +126,7 @@ describe('startup does not wait for a downstream', () => {
     writeFileSync(gate, '');
     await listChanged;
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('late__echo');
-    expect((await early).structuredContent).toEqual({ echoed: 'waited' });
+    expect(asSent(await early).structuredContent).toEqual({ echoed: 'waited' });
   });
 });
 
@@ -144,7 +145,7 @@ describe('a downstream that does not start', () => {
     expect(down.isError).toBe(true);
     expect(JSON.stringify(down.content)).toContain("Downstream server 'broken' is unreachable");
     const echo = await client.callTool({ name: 'fine__echo', arguments: { message: 'ok' } });
-    expect(echo.structuredContent).toEqual({ echoed: 'ok' });
+    expect(asSent(echo).structuredContent).toEqual({ echoed: 'ok' });
   });
 });
 
@@ -169,7 +170,7 @@ describe('a Streamable HTTP downstream (url)', () => {
       const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
       const { client } = await start(configWith([{ name: 'web', url, args: [], env: {}, startupTimeoutMs: 10_000, callTimeoutMs: 10_000 }]));
       const hello = await client.callTool({ name: 'web__hello', arguments: { who: 'gateway' } });
-      expect(hello.content).toEqual([{ type: 'text', text: 'hello gateway' }]);
+      expect(asSent(hello).content).toEqual([{ type: 'text', text: 'hello gateway' }]);
       const change = await client.callTool({ name: 'web__change', arguments: {} });
       expect(change.isError).toBe(true);
       expect(JSON.stringify(change.content)).toContain('downstream_unlisted');

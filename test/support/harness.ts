@@ -13,6 +13,7 @@ import { PolicyFileStore, type PolicySource } from '../../src/config/policy-stor
 import type { TargetEntry } from '../../src/config/targets.js';
 import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { unfenced } from '../../src/tools/untrusted.js';
 
 export { silentLogger };
 
@@ -84,7 +85,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     async call(name, args = {}) {
       const res = await client.callTool({ name, arguments: args });
       const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
       return { isError: res.isError === true, data, text };
     },
     async close() {

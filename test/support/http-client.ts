@@ -2,6 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallResult } from './harness.js';
+import { unfenced } from '../../src/tools/untrusted.js';
 
 export interface HttpMcpClient {
   client: Client;
@@ -21,7 +22,7 @@ export async function connectHttpClient(resourceUrl: string, token: string | und
     async call(tool, args = {}) {
       const res = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
       const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
       return { isError: res.isError === true, data, text };
     },
     close: () => client.close().catch(() => undefined),

@@ -13,6 +13,7 @@ import type { Logger } from '../../src/core/logger.js';
 import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger, tempDir, type CallResult } from './harness.js';
 import type { DownstreamServerConfig } from '../../src/config/downstream-config.js';
+import { unfenced } from '../../src/tools/untrusted.js';
 
 export interface LabHarness {
   lab: TestLab;
@@ -95,7 +96,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
         ...(callOpts.onprogress ? { onprogress: callOpts.onprogress } : {}),
       });
       const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
       return { isError: res.isError === true, data, text };
     },
     async close() {

@@ -6,6 +6,7 @@ import { startLab } from '../../../src/lab/testing/index.js';
 import { startRuntime } from '../../../src/runtime.js';
 import { envSecretSource } from '../../../src/core/secrets.js';
 import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';
+import { unfenced } from '../../../src/tools/untrusted.js';
 
 export type Slot = { target: string; ok?: Record<string, unknown>; error?: { code: string; message: string; retryable: boolean; hint?: string } };
 
@@ -48,7 +49,7 @@ export async function startAliasHarness(alias: string): Promise<AliasHarness> {
     async call(name, args = {}) {
       const res = await client.callTool({ name, arguments: args });
       const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>);
+      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
       return { isError: res.isError === true, data, text };
     },
     async close() {

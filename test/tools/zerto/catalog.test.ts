@@ -17,6 +17,7 @@ import { startRuntime, type Runtime } from '../../../src/runtime.js';
 import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { errorOf, ok } from './support.js';
+import { unfenced } from '../../../src/tools/untrusted.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
@@ -121,7 +122,7 @@ describe('a server built from a real config.json', () => {
     const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
       const res = await client.callTool({ name, arguments: args });
       const text = (res.content as Array<{ text?: string }>).map((x) => x.text ?? '').join('');
-      return { isError: res.isError === true, data: (res.structuredContent as Record<string, unknown>) ?? JSON.parse(text), text };
+      return { isError: res.isError === true, data: (res.structuredContent as Record<string, unknown>) ?? JSON.parse(unfenced(text)), text };
     };
 
     const listed = entries(await call('zerto_list_mutating_tools'));
