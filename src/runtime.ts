@@ -20,6 +20,7 @@ import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.j
 import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
 import { createGateway, type Gateway } from './downstream/gateway.js';
+import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -96,9 +97,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       checkpointTimeoutMs: config.app.guard.checkpointTimeoutMs, pollIntervalMs: config.app.guard.pollIntervalMs,
       ...(locator ? { locator } : {}),
     };
-    // A crash mid-restore leaves a mounted session: say so at startup (ending it is the agent's
-    // or the operator's call, through zerto_list_flr_sessions / zerto_end_flr_session).
-    await flrSessions.reportLeftovers().catch((err) => logger.warn({ err: String(err) }, 'could not read the FLR session state file'));
   }
 
   const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
@@ -117,6 +115,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const central = opts.databaseUrl
     ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, tools, () => secrets.knownValues(), logger, opts.clock)
     : undefined;
+  // A kill mid-restore leaves a mounted FLR session and perhaps a half-written file: both are
+  // cleaned up in the background (startup does not wait on a ZVM), after the audit's own closings.
+  const cleanedUp = zerto ? cleanUpAfterEarlierRun(zerto, central?.audit ?? audit, started.closed, logger) : Promise.resolve();
   const builtIn: CatalogEntry[] = [
     ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
@@ -170,6 +171,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.
       await built.drain();
       await dashboard?.close().catch(() => undefined);
+      await cleanedUp;
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
       await built.close();

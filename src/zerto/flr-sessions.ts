@@ -1,10 +1,12 @@
 // FLR sessions as the agent sees them: what each ZVM reports, joined with what this server
 // recorded. `opened_by_this_server` = recorded in the state file; `orphaned` = recorded, but its
-// opener (a server process) is gone, so nobody will unmount it unless asked. Ending a session this
-// server did not open needs `force`: it may be an administrator's restore in progress.
+// opener (a server process) is gone: startup ends those (wiring/flr-orphans.ts), so one is listed
+// only while that has not happened or the ZVM refused. Ending a session this server did not open
+// needs `force`: it may be an administrator's restore in progress.
 
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
+import { isProcessAlive } from '../core/process-alive.js';
 import type { ZvmClient } from './client.js';
 import { FlrSessionStore, type StoredFlrSession } from './flr-session-store.js';
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
@@ -48,7 +50,7 @@ export class FlrSessionRegistry {
   constructor(private readonly opts: FlrSessionRegistryOptions) {
     this.store = new FlrSessionStore(opts.path);
     this.log = opts.logger ?? SILENT_LOGGER;
-    this.alive = opts.isProcessAlive ?? defaultIsAlive;
+    this.alive = opts.isProcessAlive ?? isProcessAlive;
   }
 
   async recordOpened(s: Omit<StoredFlrSession, 'owner' | 'opened_at'>): Promise<void> {
@@ -150,14 +152,5 @@ export class FlrSessionRegistry {
   private siteNames(): string[] {
     if (typeof this.opts.clients !== 'function') return [...this.opts.clients.keys()];
     throw new AppError('internal', 'FlrSessionRegistry.list needs a Map of clients to enumerate sites.');
-  }
-}
-
-function defaultIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,0 +1,77 @@
+// At startup: FLR sessions an earlier server process mounted and never ended (it was killed or
+// crashed mid-restore) are ended, because nobody else will: the session registry names the
+// process that opened each one, and a process that is gone cannot unmount it. Each unmount is
+// audited as a change of this server's own: an `executing` line (on disk first), then `executed`
+// or `failed`. Not put to the policy: ending a mount this server opened is cleanup, as at shutdown.
+// A session whose unmount fails stays recorded; the next start tries again, and
+// zerto_list_flr_sessions shows it as orphaned meanwhile.
+import { randomUUID } from 'node:crypto';
+import type { AuditDecision, AuditSink } from '../core/audit-writer.js';
+import { SERVER_IDENTITY } from '../core/audit/lifecycle.js';
+import type { Logger } from '../core/logger.js';
+import { sweepIncompleteFiles } from '../core/safe-write.js';
+import type { ZertoServices } from '../tools/zerto/services.js';
+import type { FlrSessionRegistry, UnmountReport } from '../zerto/index.js';
+
+const DECISION: AuditDecision = {
+  allowed: true,
+  reason: 'an FLR session this server mounted, left by a server process that ended: ended at startup (as at shutdown)',
+  rule: null,
+};
+
+export interface EndedOrphan {
+  site: string;
+  session_id: string;
+  report: UnmountReport;
+}
+
+export async function endOrphanedFlrSessions(
+  registry: FlrSessionRegistry, audit: AuditSink, logger: Logger, opts: { waitMs?: number } = {},
+): Promise<EndedOrphan[]> {
+  const ended: EndedOrphan[] = [];
+  for (const s of await registry.leftovers()) {
+    const id = randomUUID();
+    const base = {
+      id, target: s.site, tool: 'zerto_end_flr_session', identity: SERVER_IDENTITY,
+      args: { site: s.site, session_id: s.session_id }, decision: DECISION,
+    };
+    const about = {
+      session_id: s.session_id, reason: 'orphaned', vm: s.vm, vpg: s.vpg, checkpoint_id: s.checkpoint_id,
+      opened_at: s.opened_at, left_by: { pid: s.owner.pid, instance: s.owner.instance },
+    };
+    try {
+      // Fail closed: no unmount without its line on disk.
+      await audit.write({ ...base, phase: 'executing', detail: about });
+    } catch (err) {
+      logger.warn({ site: s.site, session_id: s.session_id, err: String(err) }, 'FLR session left by an earlier run not ended: the audit log cannot be written');
+      continue;
+    }
+    const report = await registry.unmount(s.site, s.session_id, { waitMs: opts.waitMs ?? 30_000 });
+    const failed = report.status === 'failed';
+    await audit.write({
+      ...base, phase: failed ? 'failed' : 'executed',
+      detail: { ...about, status: report.status, ...(report.task_id ? { task_id: report.task_id } : {}), ...(report.message ? { message: report.message } : {}), ...(failed ? { code: 'flr_unmount_failed' } : {}) },
+    }).catch((err) => logger.error({ err: String(err) }, 'audit write failed for an FLR orphan unmount'));
+    if (failed) logger.warn({ site: s.site, session_id: s.session_id, message: report.message }, 'FLR session left by an earlier run could not be ended; end it with zerto_end_flr_session');
+    else logger.info({ site: s.site, session_id: s.session_id, vm: s.vm, left_by_pid: s.owner.pid }, 'ended an FLR session left mounted by an earlier run');
+    ended.push({ site: s.site, session_id: s.session_id, report });
+  }
+  return ended;
+}
+
+/**
+ * Startup's cleanup after an earlier run, in the background: once the audit log has closed what
+ * that run left open (`closed`), end its orphaned FLR sessions and remove the temp files of
+ * restores it was writing when it died. Never rejects: problems are logged.
+ */
+export async function cleanUpAfterEarlierRun(
+  zerto: Pick<ZertoServices, 'flrSessions' | 'restoreDir'>, audit: AuditSink, closed: Promise<unknown>, logger: Logger,
+): Promise<void> {
+  await closed.catch(() => undefined);
+  await endOrphanedFlrSessions(zerto.flrSessions, audit, logger, { waitMs: 10_000 })
+    .catch((err) => logger.warn({ err: String(err) }, 'could not end the FLR sessions an earlier run left mounted'));
+  await sweepIncompleteFiles(zerto.restoreDir).then(
+    (n) => { if (n) logger.warn({ restore_dir: zerto.restoreDir, removed: n }, 'removed files an earlier run left half-written in restore_dir'); },
+    (err) => logger.warn({ err: String(err) }, 'could not sweep restore_dir for half-written files'),
+  );
+}
