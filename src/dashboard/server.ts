@@ -6,7 +6,7 @@ import { createApiHandler, type ApiHandler } from './api.js';
 import { assertDashboardConfig } from './auth.js';
 import { applySecurityHeaders, clientAddress, sendText } from './http.js';
 import type { DashboardLogger, DashboardPorts } from './ports.js';
-import { loadStaticFiles, type StaticFile } from './static-files.js';
+import { loadStaticFiles, markOidcMode, type StaticFile } from './static-files.js';
 import { allowedHostHeaders, hostAllowed } from './host-check.js';
 import { createLogThrottle } from './log-throttle.js';
 import { createTokenGate, refusalLogger, type GateContext, type RequestGate } from './gate.js';
@@ -55,6 +55,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
   const host = opts.host ?? DEFAULT_DASHBOARD_HOST;
   const { logger } = opts;
   const files = await loadStaticFiles();
+  if (opts.signIn) markOidcMode(files);
   const api = createApiHandler(opts.ports, logger);
   const ctx: GateContext = { logger, logRefusal: refusalLogger(createLogThrottle(), logger) };
   // The OIDC gate needs the bound port (its default public URL); requests wait for it below.
