@@ -3,42 +3,16 @@
 // an automatic login as the chosen user, token endpoint checking code, PKCE verifier and secret,
 // JWKS), and a fetch-based browser with a cookie jar. The proposer proposes over MCP; the four-eyes
 // rule is then decided by who signed in to the dashboard.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type TestLab } from '../../src/lab/testing/index.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
-import { envSecretSource } from '../../src/core/secrets.js';
 import type { Logger } from '../../src/core/logger.js';
-import { PolicyFileStore } from '../../src/config/policy-store.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
-import { tempDir } from '../support/harness.js';
-import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
-import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { CookieJar } from '../support/cookie-jar.js';
+import { DASHBOARD_CLIENT_ID as CLIENT_ID, startOidcServer, type OidcServer } from '../support/oidc-server.js';
 
-const PUBLIC = 'https://mcp.team.example';
-const CLIENT_ID = 'zerto-rewind-dashboard';
 const CLIENT_SECRET = 'dashboard-client-secret-7Hq2Lm9Xc4';
-const POLICY = `
-defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
-targets:
-  lab-vc1: { destructive: allow }
-rules:
-  - name: four-eyes-on-reverts
-    match: { tools: [revert_snapshot] }
-    approval: second_person
-`;
 
 let pg: TestPostgres;
-let idp: TestIssuer;
-let lab: TestLab;
-let runtime: Runtime;
-let http: McpHttpHandle;
-let alice: HttpMcpClient;
+let s: OidcServer;
 let base: string;
 const logLines: string[] = [];
 
@@ -49,39 +23,16 @@ function recordingLogger(): Logger {
 
 beforeAll(async () => {
   pg = await startTestPostgres();
-  idp = await startTestIssuer();
-  const dir = tempDir('zr-dash-oidc-');
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  lab = await startLab({
-    stateDir: dir, policy: new PolicyFileStore(join(dir, 'policy.yaml'), true),
-    env: { TOOLSETS: 'all', WEB_UI_ENABLED: 'true', WEB_UI_PORT: '0' },
-  });
-  const env = { OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC, WEB_UI_OIDC_CLIENT_ID: CLIENT_ID, WEB_UI_OIDC_CLIENT_SECRET: CLIENT_SECRET };
-  const httpConfig = loadHttpConfig(env, false);
-  const logger = recordingLogger();
-  runtime = await startRuntime({
-    config: lab.config, secrets: envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials }), logger,
-    extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: pg.url,
-    ...(httpConfig.dashboardSignIn ? { dashboardSignIn: httpConfig.dashboardSignIn } : {}),
-  });
-  http = await serveHttp(runtime, httpConfig, logger);
-  base = runtime.dashboard!.url;
-  idp.addClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${base}auth/callback`] });
-  const token = await idp.sign({ sub: 'alice', scope: ALL_SCOPES }, { audience: `${PUBLIC}/mcp` });
-  alice = await connectHttpClient(`${http.listenUrl}/mcp`, token, 'alice-agent');
+  s = await startOidcServer({ databaseUrl: pg.url, clientSecret: CLIENT_SECRET, logger: recordingLogger() });
+  base = s.base;
 }, 120_000);
 
 afterAll(async () => {
-  await alice?.close();
-  await http?.close().catch(() => undefined);
-  await runtime?.shutdown().catch(() => undefined);
-  await lab?.stop();
-  await idp?.close();
+  await s?.close();
   pg?.destroy();
 });
 
 const host = () => new URL(base).hostname;
-const reverts = () => lab.callLog.find('vcenter:lab-vc1', 'RevertToSnapshot_Task').length;
 const writeHeaders = { 'content-type': 'application/json', 'x-requested-with': 'zerto-rewind-dashboard', origin: () => new URL(base).origin };
 const post = (jar: CookieJar, path: string, body: unknown = {}) => jar.fetch(`${base}${path}`, {
   method: 'POST', body: JSON.stringify(body),
@@ -89,7 +40,7 @@ const post = (jar: CookieJar, path: string, body: unknown = {}) => jar.fetch(`${
 });
 
 async function signIn(user: string, claims: Record<string, unknown> = {}): Promise<CookieJar> {
-  idp.loginAs(user, claims);
+  s.idp.loginAs(user, claims);
   const jar = new CookieJar();
   const { hops, final } = await jar.navigate(base);
   expect(final.status).toBe(200);
@@ -99,31 +50,23 @@ async function signIn(user: string, claims: Record<string, unknown> = {}): Promi
   return jar;
 }
 
-async function proposeRevert(name: string): Promise<{ proposal_id: string; token: string }> {
-  const created = await alice.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name });
-  expect(created.isError).toBe(false);
-  const proposal = await alice.call('revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: name });
-  expect(proposal.isError).toBe(false);
-  return proposal.data as { proposal_id: string; token: string };
-}
-
 async function auditOf(proposalId: string): Promise<Array<Record<string, unknown>>> {
-  const { rows } = await runtime.central!.db.query<{ line: string }>('SELECT line FROM audit_log WHERE proposal_id = $1 ORDER BY seq', [proposalId]);
+  const { rows } = await s.runtime.central!.db.query<{ line: string }>('SELECT line FROM audit_log WHERE proposal_id = $1 ORDER BY seq', [proposalId]);
   return rows.map((r) => JSON.parse(r.line) as Record<string, unknown>);
 }
 
 describe('dashboard sign-in with the identity provider', () => {
   it('signs a user in with code + PKCE (S256), state and nonce, and keeps an HttpOnly SameSite session', async () => {
-    const before = idp.authorizations.length;
+    const before = s.idp.authorizations.length;
     const jar = await signIn('bob', { name: 'Bob Builder' });
-    const auth = idp.authorizations[before]!;
+    const auth = s.idp.authorizations[before]!;
     expect(auth).toMatchObject({ response_type: 'code', client_id: CLIENT_ID, code_challenge_method: 'S256', redirect_uri: `${base}auth/callback` });
     expect(auth.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(auth.state!.length).toBeGreaterThanOrEqual(20);
     expect(auth.nonce!.length).toBeGreaterThanOrEqual(20);
     expect(auth.scope!.split(' ')).toEqual(expect.arrayContaining(['openid', 'vsphere:destructive']));
     // The code went to the token endpoint with the verifier of that challenge, and the client's secret.
-    const exchange = idp.tokenRequests.at(-1)!;
+    const exchange = s.idp.tokenRequests.at(-1)!;
     expect(exchange.status).toBe(200);
     expect(exchange.params.code_verifier).toBeDefined();
     const session = jar.get(host(), 'zerto_rewind_session')!;
@@ -134,15 +77,15 @@ describe('dashboard sign-in with the identity provider', () => {
   });
 
   it("refuses the proposer's own approval; another signed-in user's approval executes exactly once, audited as that user via web", async () => {
-    const proposal = await proposeRevert('four-eyes-web-1');
-    const before = reverts();
+    const proposal = await s.proposeRevert('four-eyes-web-1');
+    const before = s.reverts();
     const aliceWeb = await signIn('alice');
     const refused = await post(aliceWeb, `api/proposals/${proposal.proposal_id}/confirm`);
     expect(refused.status).toBe(403);
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('approval_required');
     expect(body.error.message).toContain('user:alice proposed it');
-    expect(reverts()).toBe(before);
+    expect(s.reverts()).toBe(before);
 
     const bobWeb = await signIn('bob');
     const attempts = await Promise.all(Array.from({ length: 5 }, () => post(bobWeb, `api/proposals/${proposal.proposal_id}/confirm`)));
@@ -150,22 +93,22 @@ describe('dashboard sign-in with the identity provider', () => {
     expect(statuses).toEqual([200, 409, 409, 409, 409]);
     const done = (await attempts.find((r) => r.status === 200)!.json()) as { state: string };
     expect(done.state).toBe('executed');
-    expect(reverts()).toBe(before + 1);
+    expect(s.reverts()).toBe(before + 1);
 
     const lines = await auditOf(proposal.proposal_id);
     expect(lines.map((l) => l.phase)).toEqual(['proposed', 'executing', 'executed']);
     expect(lines[0]).toMatchObject({ identity: 'user:alice', via: 'mcp' });
     expect(lines[2]).toMatchObject({ identity: 'user:bob', via: 'web' });
-    const listed = (await alice.call('list_pending_actions')).data.proposals as Array<Record<string, unknown>>;
+    const listed = (await s.alice.call('list_pending_actions')).data.proposals as Array<Record<string, unknown>>;
     expect(listed.find((p) => p.proposal_id === proposal.proposal_id)).toMatchObject({ state: 'executed', requester: 'user:alice', decided_by: 'user:bob' });
   });
 
   it('refuses a typed approver name once signed in (the identity is the session)', async () => {
-    const proposal = await proposeRevert('four-eyes-web-2');
+    const proposal = await s.proposeRevert('four-eyes-web-2');
     const bobWeb = await signIn('bob');
     const res = await post(bobWeb, `api/proposals/${proposal.proposal_id}/confirm`, { name: 'alice' });
     expect(res.status).toBe(400);
-    const listed = (await alice.call('list_pending_actions')).data.proposals as Array<Record<string, unknown>>;
+    const listed = (await s.alice.call('list_pending_actions')).data.proposals as Array<Record<string, unknown>>;
     expect(listed.find((p) => p.proposal_id === proposal.proposal_id)).toMatchObject({ state: 'pending' });
   });
 });
@@ -190,19 +133,19 @@ describe('what the sign-in refuses', () => {
   });
 
   it('a callback with the wrong state is refused before the code is exchanged, and the login attempt is spent', async () => {
-    idp.loginAs('bob');
+    s.idp.loginAs('bob');
     const jar = new CookieJar();
     const toIdp = await jar.fetch(`${base}auth/login`);
     expect(toIdp.status).toBe(302);
     const back = await jar.fetch(toIdp.headers.get('location')!);
     const callback = new URL(back.headers.get('location')!);
     const goodState = callback.searchParams.get('state')!;
-    const exchanges = idp.tokenRequests.length;
+    const exchanges = s.idp.tokenRequests.length;
     callback.searchParams.set('state', `${goodState}x`);
     const refused = await jar.fetch(callback.href);
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('Sign-in failed');
-    expect(idp.tokenRequests.length).toBe(exchanges);
+    expect(s.idp.tokenRequests.length).toBe(exchanges);
     expect(jar.get(host(), 'zerto_rewind_session')).toBeUndefined();
     // The right state afterwards does not help: the attempt (and its PKCE verifier) is gone.
     callback.searchParams.set('state', goodState);
@@ -213,28 +156,28 @@ describe('what the sign-in refuses', () => {
   });
 
   it('a callback without the login cookie (so without its PKCE verifier) is refused, and the code alone is worthless', async () => {
-    idp.loginAs('bob');
+    s.idp.loginAs('bob');
     const victim = new CookieJar();
     const toIdp = await victim.fetch(`${base}auth/login`);
     const back = await victim.fetch(toIdp.headers.get('location')!);
     const callbackUrl = back.headers.get('location')!;
     // An attacker who intercepted the callback URL replays it from another browser.
     const attacker = new CookieJar();
-    const exchanges = idp.tokenRequests.length;
+    const exchanges = s.idp.tokenRequests.length;
     const refused = await attacker.fetch(callbackUrl);
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('no pending sign-in');
-    expect(idp.tokenRequests.length).toBe(exchanges);
+    expect(s.idp.tokenRequests.length).toBe(exchanges);
     expect(attacker.get(host(), 'zerto_rewind_session')).toBeUndefined();
     // Redeeming the code at the provider without the verifier fails too.
     const code = new URL(callbackUrl).searchParams.get('code')!;
-    const direct = await fetch(`${idp.issuer}/token`, {
+    const direct = await fetch(`${s.idp.issuer}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${base}auth/callback` }),
     });
     expect(direct.status).toBe(400);
-    expect(idp.tokenRequests.at(-1)).toMatchObject({ status: 400, error: 'invalid_request' });
+    expect(s.idp.tokenRequests.at(-1)).toMatchObject({ status: 400, error: 'invalid_request' });
   });
 
   it('an ID token that does not validate (foreign signature, wrong nonce) leaves no session', async () => {
@@ -246,20 +189,20 @@ describe('what the sign-in refuses', () => {
       expect(jar.get(host(), 'zerto_rewind_session')).toBeUndefined();
       return text;
     };
-    idp.loginAs('mallory');
-    idp.forgeIdTokens(true);
+    s.idp.loginAs('mallory');
+    s.idp.forgeIdTokens(true);
     try {
       expect(await attempt()).toContain('Sign-in failed: the sign-in response did not validate');
     } finally {
-      idp.forgeIdTokens(false);
+      s.idp.forgeIdTokens(false);
     }
-    idp.loginAs('mallory', { nonce: 'not-the-one-we-sent' });
+    s.idp.loginAs('mallory', { nonce: 'not-the-one-we-sent' });
     expect(await attempt()).toContain('nonce');
     expect(logLines.some((l) => l.includes('dashboard sign-in ') && l.includes('user:mallory'))).toBe(false);
   });
 
   it('a sign-in the provider refuses (nobody logged in) leaves no session', async () => {
-    idp.loginAs(undefined);
+    s.idp.loginAs(undefined);
     const jar = new CookieJar();
     const { final } = await jar.navigate(base);
     expect(final.status).toBe(400);
@@ -279,7 +222,7 @@ describe('sign-out', () => {
     const body = (await out.json()) as { signed_out: boolean; end_session_url: string };
     expect(body.signed_out).toBe(true);
     const end = new URL(body.end_session_url);
-    expect(end.origin + end.pathname).toBe(`${idp.issuer}/logout`);
+    expect(end.origin + end.pathname).toBe(`${s.idp.issuer}/logout`);
     expect(end.searchParams.get('client_id')).toBe(CLIENT_ID);
     expect(jar.get(host(), 'zerto_rewind_session')).toBeUndefined();
     // Even the old cookie value, replayed, no longer opens anything.
@@ -296,7 +239,7 @@ describe('secrets', () => {
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.some((l) => l.includes('dashboard sign-in'))).toBe(true);
     for (const line of logLines) expect(line).not.toContain(CLIENT_SECRET);
-    const { rows } = await runtime.central!.db.query<{ line: string }>('SELECT line FROM audit_log');
+    const { rows } = await s.runtime.central!.db.query<{ line: string }>('SELECT line FROM audit_log');
     for (const r of rows) expect(r.line).not.toContain(CLIENT_SECRET);
   });
 });
