@@ -30,7 +30,15 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
     cookieHeader(name, value, { secure: opts.secureCookies, maxAgeSeconds, path });
 
   async function login(res: ServerResponse): Promise<void> {
-    const request = await opts.rp.authorizationRequest();
+    let request: Awaited<ReturnType<OidcRelyingParty['authorizationRequest']>>;
+    try {
+      request = await opts.rp.authorizationRequest();
+    } catch (err) {
+      // Discovery failed: the IdP is down or OAUTH_ISSUER is wrong. Retried on the next sign-in.
+      ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'dashboard sign-in: the identity provider cannot be reached');
+      sendText(res, 502, 'The identity provider cannot be reached right now, so nobody can sign in. Try again in a moment; if it persists, check OAUTH_ISSUER and the IdP.');
+      return;
+    }
     const id = sessions.startLogin({ state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier });
     res.setHeader('Set-Cookie', cookie(LOGIN_COOKIE, id, LOGIN_COOKIE_MAX_AGE_S, '/auth/'));
     res.statusCode = 302;
@@ -106,10 +114,15 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
     admit(req, res, url, isApi) {
       const session = sessions.lookup(req);
       if (session) return { user: { principal: session.principal, name: session.name } };
-      ctx.logRefusal({ path: url.pathname.slice(0, 200), client: clientAddress(req), presented: req.headers.cookie?.includes(`${SESSION_COOKIE}=`) ? 'unknown session' : 'none' }, 'dashboard refused a request without a signed-in session');
+      const presented = req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
+      const isPage = req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html');
+      // Opening the page before signing in is the normal start, not a refusal worth a log line.
+      if (presented || !isPage) {
+        ctx.logRefusal({ path: url.pathname.slice(0, 200), client: clientAddress(req), presented: presented ? 'unknown or ended session' : 'none' }, 'dashboard refused a request without a signed-in session');
+      }
       if (isApi) {
         sendJson(res, 401, { error: { code: 'signin_required', message: 'Sign in first (your session ended or never existed).' }, sign_in: 'auth/login' });
-      } else if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html')) {
+      } else if (isPage) {
         // The page itself: straight to the identity provider (relative, so a path prefix survives).
         res.statusCode = 302;
         res.setHeader('Location', 'auth/login');

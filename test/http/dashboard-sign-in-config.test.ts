@@ -40,6 +40,27 @@ describe('WEB_UI_OIDC_* in HTTP mode', () => {
   });
 });
 
+describe('the signing-in dashboard when the identity provider is down', () => {
+  it('sends the page to /auth/login, which answers 502 with what to check, and serves no API without a session', async () => {
+    const dashboard = await startDashboard({
+      host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
+      // Port 9 (discard) on loopback: nothing answers the discovery request.
+      signIn: { issuer: 'http://127.0.0.1:9', clientId: 'x', scope: 'openid' },
+    });
+    try {
+      const page = await fetch(dashboard.url, { redirect: 'manual' });
+      expect(page.status).toBe(302);
+      expect(page.headers.get('location')).toBe('auth/login');
+      const login = await fetch(`${dashboard.url}auth/login`, { redirect: 'manual' });
+      expect(login.status).toBe(502);
+      expect(await login.text()).toContain('OAUTH_ISSUER');
+      expect((await fetch(`${dashboard.url}api/proposals`)).status).toBe(401);
+    } finally {
+      await dashboard.close();
+    }
+  });
+});
+
 describe('who counts as the second person', () => {
   const proposal = { id: 'p1', tool: 'revert_snapshot', target: { name: 'vc1', host: 'vc1' }, state: 'pending' as const, requiresWebApproval: false, approval: 'second_person' as const, requester: 'user:alice' };
 
