@@ -17,8 +17,10 @@ const LOGIN_TTL_MS = 10 * 60_000;
 /** Signed-in sessions end after this much inactivity, and after MAX_MS whatever happens. */
 const IDLE_MS = 30 * 60_000;
 const MAX_MS = 8 * 60 * 60_000;
-/** Open login attempts kept at most: a client looping on /auth/login cannot grow memory. */
-const MAX_LOGINS = 1_000;
+/** Open login attempts kept at most (the oldest go first): a client looping on /auth/login cannot grow memory. */
+const MAX_LOGINS = 10_000;
+/** Signed-in sessions kept at most (the oldest go first). */
+const MAX_SESSIONS = 10_000;
 
 export interface LoginAttempt {
   state: string;
@@ -64,6 +66,7 @@ export class DashboardSessions {
   /** Creates a session; returns the cookie value that names it. */
   create(principal: Principal, name: string): string {
     this.sweep();
+    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const id = newId();
     const now = this.now();
     this.sessions.set(digest(id), { principal, name, createdAt: now, lastSeen: now });
