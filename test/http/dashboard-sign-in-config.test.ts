@@ -8,6 +8,9 @@ import { isVerifiedIdentity } from '../../src/core/principal.js';
 import { tagAgentOf } from '../../src/core/identity.js';
 import { silentLogger } from '../support/harness.js';
 import { seededPorts } from '../dashboard/fake-ports.js';
+import { checkProcess } from '../../src/check/process-checks.js';
+import { startLab } from '../../src/lab/testing/index.js';
+import { tempDir } from '../support/harness.js';
 
 const ISSUER = 'https://keycloak.example/realms/ops';
 
@@ -37,6 +40,21 @@ describe('WEB_UI_OIDC_* in HTTP mode', () => {
       host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
       signIn: { issuer: ISSUER, clientId: 'x', scope: 'openid', publicUrl: 'http://approvals.example/' },
     })).rejects.toThrow(/https/);
+  });
+});
+
+describe('zerto-rewind-mcp check', () => {
+  it('does not ask for WEB_UI_TOKEN when the dashboard signs people in (MCP_TRANSPORT=http), and still does over stdio', async () => {
+    const lab = await startLab({ stateDir: tempDir('zr-check-oidc-'), env: { WEB_UI_ENABLED: 'true' } });
+    try {
+      const row = (env: Record<string, string>) => checkProcess(lab.config, env).find((r) => r.check === 'dashboard_token')!;
+      const oidc = row({ MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' });
+      expect(oidc).toMatchObject({ status: 'ok' });
+      expect(oidc.detail).toContain(ISSUER);
+      expect(row({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }).status).toBe('fail');
+    } finally {
+      await lab.stop();
+    }
   });
 });
 
