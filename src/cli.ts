@@ -63,6 +63,7 @@ Environment:
   LOG_LEVEL                pino level for stderr logs (default info)
   MCP_TRANSPORT=http, MCP_HTTP_HOST, MCP_HTTP_PORT, MCP_PUBLIC_URL, OAUTH_ISSUER   HTTP mode
   DATABASE_URL             shared state in PostgreSQL (HTTP mode, several instances)
+  WEB_UI_OIDC_CLIENT_ID, WEB_UI_OIDC_CLIENT_SECRET, WEB_UI_PUBLIC_URL   dashboard sign-in with the IdP (HTTP mode)
   TOOLSETS                 comma-separated toolsets to expose (default: see the README)
 
 Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.

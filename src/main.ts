@@ -107,7 +107,10 @@ async function main(): Promise<number> {
 
   let runtime: Runtime;
   try {
-    runtime = await startRuntime({ config, secrets, logger, ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
+    runtime = await startRuntime({
+      config, secrets, logger, ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+      ...(http?.dashboardSignIn ? { dashboardSignIn: http.dashboardSignIn } : {}),
+    });
   } catch (err) {
     process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
     await stopLab?.();

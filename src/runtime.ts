@@ -39,6 +39,8 @@ export interface RuntimeOptions {
   downstreamBackoffMs?: number;
   /** Central mode: proposals, rate budgets and the audit log live in this PostgreSQL database. */
   databaseUrl?: string;
+  /** HTTP mode: the dashboard signs people in with the IdP instead of taking WEB_UI_TOKEN. */
+  dashboardSignIn?: import('./dashboard/oidc.js').DashboardSignInConfig;
 }
 
 export interface Runtime {
@@ -63,7 +65,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const { settings } = config;
   // The dashboard's code loads only when it is enabled (startup time of every other run).
   const dashboardModule = settings.webUi.enabled ? await import('./dashboard/server.js') : undefined;
-  dashboardModule?.assertDashboardConfig({ enabled: settings.webUi.enabled, ...(settings.webUi.token ? { token: settings.webUi.token } : {}) });
+  if (!opts.dashboardSignIn) dashboardModule?.assertDashboardConfig({ enabled: settings.webUi.enabled, ...(settings.webUi.token ? { token: settings.webUi.token } : {}) });
   const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
@@ -154,11 +156,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let dashboard: DashboardHandle | undefined;
   if (dashboardModule) {
     dashboard = await dashboardModule.startDashboard({
-      host: settings.webUi.host, port: settings.webUi.port, token: settings.webUi.token!, allowedHosts: settings.webUi.allowedHosts,
+      host: settings.webUi.host, port: settings.webUi.port, allowedHosts: settings.webUi.allowedHosts,
+      ...(opts.dashboardSignIn ? { signIn: opts.dashboardSignIn } : { token: settings.webUi.token! }),
       ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
     });
     built.services.webUi.url = dashboard.url;
-    logger.info({ url: dashboard.url }, 'approval dashboard listening (open it with ?token=<WEB_UI_TOKEN>)');
+    logger.info({ url: dashboard.url }, opts.dashboardSignIn ? 'approval dashboard listening (sign in with the identity provider)' : 'approval dashboard listening (open it with ?token=<WEB_UI_TOKEN>)');
   }
 
   return {

@@ -67,7 +67,8 @@ export interface BuiltServer {
   services: ToolServices;
   tools: AnyTool[];
   /** Calls a tool outside MCP: the web page's confirm path uses the same pipeline (audited `via: web`). */
-  callContext(identity: string, signal?: AbortSignal): CallContext;
+  /** A dashboard call's context; `principal` when the approver signed in with the IdP (OIDC mode). */
+  callContext(identity: string, signal?: AbortSignal, principal?: Principal): CallContext;
   /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
   drain(): Promise<void>;
   /** A further MCP server over the same services (one per HTTP session). */
@@ -139,10 +140,11 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     server,
     services,
     tools,
-    callContext: (identity, signal) => ({
+    callContext: (identity, signal, principal) => ({
       services,
       identity,
       via: 'web',
+      ...(principal ? { principal } : {}),
       auditId: '',
       signal: signal ?? new AbortController().signal,
       progress: () => undefined,

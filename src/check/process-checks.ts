@@ -14,8 +14,8 @@ const SUBJECT = 'process';
 /** Bits of entropy below which a token is guessable offline; 128 is what `openssl rand -hex 16` gives. */
 const STRONG_TOKEN_BITS = 96;
 
-export function checkProcess(config: LoadedConfig): CheckRow[] {
-  return [auditRow(config), policyRow(config), tokenRow(config), restoreRow(config.app.restoreDir), toolsetsRow(config)];
+export function checkProcess(config: LoadedConfig, env: Record<string, string | undefined> = {}): CheckRow[] {
+  return [auditRow(config), policyRow(config), tokenRow(config, env), restoreRow(config.app.restoreDir), toolsetsRow(config)];
 }
 
 function toolsetsRow(config: LoadedConfig): CheckRow {
@@ -48,9 +48,14 @@ export function tokenBits(token: string): number {
   return Math.min(token.length * Math.log2(Math.max(alphabet, 2)), distinct * 8);
 }
 
-function tokenRow(config: LoadedConfig): CheckRow {
+function tokenRow(config: LoadedConfig, env: Record<string, string | undefined>): CheckRow {
   const { enabled, token } = config.settings.webUi;
   if (!enabled) return row(SUBJECT, 'dashboard_token', 'ok', 'dashboard off (WEB_UI_ENABLED is not true)');
+  // HTTP mode with the IdP sign-in takes no token (dashboard/oidc.ts); `check` sees the mode only
+  // through MCP_TRANSPORT, not through a --http flag.
+  if (env.MCP_TRANSPORT?.toLowerCase() === 'http' && env.OAUTH_ISSUER && env.WEB_UI_OIDC_CLIENT_ID) {
+    return row(SUBJECT, 'dashboard_token', 'ok', `dashboard signs people in with ${env.OAUTH_ISSUER} (client ${env.WEB_UI_OIDC_CLIENT_ID}); WEB_UI_TOKEN is not used`);
+  }
   const fix = 'Set WEB_UI_TOKEN to a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16).';
   if (!token) return row(SUBJECT, 'dashboard_token', 'fail', 'WEB_UI_ENABLED=true but WEB_UI_TOKEN is not set: the server refuses to start', fix);
   if (token.length < MIN_TOKEN_LENGTH) return row(SUBJECT, 'dashboard_token', 'fail', `WEB_UI_TOKEN has ${token.length} characters, fewer than the ${MIN_TOKEN_LENGTH} required`, fix);

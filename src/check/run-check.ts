@@ -19,17 +19,17 @@ export interface CheckOptions {
   env: Record<string, string | undefined>;
 }
 
-export async function collectChecks(config: LoadedConfig, secrets: SecretSource): Promise<CheckRow[]> {
+export async function collectChecks(config: LoadedConfig, secrets: SecretSource, env: Record<string, string | undefined> = {}): Promise<CheckRow[]> {
   // Subjects are independent; checking them in parallel keeps a run with a dead host short.
   const groups = await Promise.all([
     ...config.targets.map((t) => checkTarget(t, secrets)),
     ...config.app.sites.map((s) => checkSite(s, secrets)),
   ]);
-  return [...groups.flat(), ...checkProcess(config)];
+  return [...groups.flat(), ...checkProcess(config, env)];
 }
 
 export async function runCheck(opts: CheckOptions): Promise<number> {
-  const rows = redactValues(await collectChecks(opts.config, opts.secrets), opts.secrets.knownValues());
+  const rows = redactValues(await collectChecks(opts.config, opts.secrets, opts.env), opts.secrets.knownValues());
   const status = worstStatus(rows);
   if (opts.json) {
     opts.out.write(`${JSON.stringify({ version: VERSION, ok: status !== 'fail', status, checks: rows }, null, 2)}\n`);

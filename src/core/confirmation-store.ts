@@ -5,6 +5,7 @@
 // the agent can see what happened.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from './errors.js';
+import { isVerifiedIdentity } from './principal.js';
 
 export type ProposalState = 'pending' | 'executing' | 'executed' | 'failed' | 'cancelled' | 'expired';
 
@@ -234,11 +235,13 @@ export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state
       details: { proposal_id: p.id },
     });
   }
-  if (p.approval === 'second_person' && via === 'web') {
-    // The dashboard's approver is a typed name until it signs people in with the IdP, so a name
-    // typed there must not count as the second person.
-    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and the dashboard cannot verify who you are yet.`, {
-      hint: 'Confirm it over MCP as a different signed-in user (confirm_action with the token). Nothing has changed.',
+  if (p.approval === 'second_person' && !isVerifiedIdentity(decidedBy)) {
+    // A typed dashboard name (token mode) or a client's self-chosen name is nobody in particular,
+    // so it never counts as the second person: only a signed-in user does.
+    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and ${via === 'web' ? 'this dashboard' : 'this connection'} cannot verify who you are.`, {
+      hint: via === 'web'
+        ? 'Sign in to the dashboard of the central (HTTP) server with your identity provider account, or confirm it over MCP as a different signed-in user. Nothing has changed.'
+        : 'Confirm it as a different signed-in user of the central (HTTP) server. Nothing has changed.',
       details: { proposal_id: p.id, approval: 'second_person' },
     });
   }

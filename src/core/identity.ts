@@ -8,6 +8,7 @@
 export type Via = 'mcp' | 'web';
 
 const MCP_PREFIX = 'mcp:';
+const USER_PREFIX = 'user:';
 const MAX_PART = 60;
 
 /** Letters, digits, `.`, `_` and `-` kept; every other run of characters becomes one `_`. */
@@ -25,11 +26,15 @@ export function mcpIdentity(client: { name?: string; version?: string } | undefi
 /**
  * The agent name a checkpoint tag records: the identity without its version (`mcp:claude-desktop`),
  * plus the caller's own `agent` label when it gave one (`mcp:claude-desktop+nightly-job`), reduced
- * to the same alphabet. A dashboard approver's identity becomes `web:<addr>_<name>`.
+ * to the same alphabet. A dashboard approver's identity becomes `web:<addr>_<name>`, a verified
+ * user's stays `user:<subject>`.
  */
 export function tagAgentOf(identity: string, label?: string): string {
   const base = identity.startsWith(MCP_PREFIX)
     ? `${MCP_PREFIX}${identity.slice(MCP_PREFIX.length).split('/')[0]}`
-    : `web:${cleanIdentityPart(identity.replace(/^web-ui@/, ''))}`;
+    // A verified user (HTTP mode, over MCP or signed in to the dashboard) keeps its `user:` name.
+    : identity.startsWith(USER_PREFIX)
+      ? `${USER_PREFIX}${cleanIdentityPart(identity.slice(USER_PREFIX.length))}`
+      : `web:${cleanIdentityPart(identity.replace(/^web-ui@/, ''))}`;
   return label ? `${base}+${cleanIdentityPart(label, 40)}` : base;
 }

@@ -22,5 +22,16 @@ export function principalOf(auth: AuthInfoLike | undefined): Principal | undefin
 
 /** `user:alice` for subject `alice`: a verified user never reads like a client name. */
 export function userIdentity(subject: string): string {
-  return `user:${subject}`;
+  return `${USER_PREFIX}${subject}`;
 }
+
+/**
+ * True for an identity only a verified token or ID token can produce. The other forms are
+ * namespaced away from it: an MCP client's own name is `mcp:<name>/<version>` (core/identity.ts),
+ * a token-mode dashboard approver is `web-ui@<addr> (<name>)` with no ':' allowed in the name.
+ */
+export function isVerifiedIdentity(identity: string): boolean {
+  return identity.startsWith(USER_PREFIX) && identity.length > USER_PREFIX.length;
+}
+
+const USER_PREFIX = 'user:';

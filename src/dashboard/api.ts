@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crossSiteRejection } from './csrf.js';
 import { HttpError, clientAddress, readJsonObject, sendError, sendJson } from './http.js';
+import type { Admission } from './gate.js';
 import type { DashboardAuditQuery, DashboardLogger, DashboardPorts, InventoryKind } from './ports.js';
 
 const INVENTORY_KINDS: readonly InventoryKind[] = ['vms', 'hosts', 'clusters', 'datastores'];
@@ -16,12 +17,15 @@ const PROPOSAL_ACTION = /^\/api\/proposals\/([A-Za-z0-9._:-]{1,128})\/(confirm|c
 // little punctuation, so a name cannot forge a second identity with parentheses or newlines.
 const APPROVER_NAME = /^[\p{L}\p{N} .,'@_-]{1,64}$/u;
 
-export type ApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+type SignedInUser = NonNullable<Admission['user']>;
+
+/** `user`: the signed-in user in OIDC mode (the approver); undefined in token mode. */
+export type ApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL, user?: SignedInUser) => Promise<void>;
 
 export function createApiHandler(ports: DashboardPorts, logger: DashboardLogger): ApiHandler {
-  return async (req, res, url) => {
+  return async (req, res, url, user) => {
     try {
-      await route(req, res, url, ports, logger);
+      await route(req, res, url, ports, logger, user);
     } catch (err) {
       if (err instanceof HttpError) {
         sendError(res, err.status, err.code, err.message);
@@ -40,6 +44,7 @@ async function route(
   url: URL,
   ports: DashboardPorts,
   logger: DashboardLogger,
+  user: SignedInUser | undefined,
 ): Promise<void> {
   const path = url.pathname;
   const action = PROPOSAL_ACTION.exec(path);
@@ -51,18 +56,25 @@ async function route(
       throw new HttpError(403, 'forbidden', 'Cross-site request refused.');
     }
     const id = action[1] as string;
-    const approver = approverIdentity(req, await readJsonObject(req));
+    const body = await readJsonObject(req);
+    const approver = user ? signedInApprover(user, body) : approverIdentity(req, body);
+    const principal = user?.principal;
     if (action[2] === 'confirm') {
       logger.info({ id, approver }, 'dashboard confirm');
-      sendJson(res, 200, await ports.confirm(id, approver));
+      sendJson(res, 200, await (principal ? ports.confirm(id, approver, principal) : ports.confirm(id, approver)));
     } else {
       logger.info({ id, approver }, 'dashboard cancel');
-      sendJson(res, 200, await ports.cancel(id, approver));
+      sendJson(res, 200, await (principal ? ports.cancel(id, approver, principal) : ports.cancel(id, approver)));
     }
     return;
   }
 
   switch (path) {
+    case '/api/session':
+      requireMethod(req, 'GET');
+      // How the page shows who approves: the signed-in user, or (token mode) a typed name.
+      sendJson(res, 200, user ? { sign_in: 'oidc', identity: user.principal.identity, name: user.name } : { sign_in: 'token' });
+      return;
     case '/api/proposals':
       requireMethod(req, 'GET');
       // `now` lets the page correct its countdowns for a browser clock that differs from ours.
@@ -117,6 +129,14 @@ function approverIdentity(req: IncomingMessage, body: Record<string, unknown>): 
   return `${base} (${name})`;
 }
 
+/** OIDC mode: the approver is the session's verified identity; a typed name has no place here. */
+function signedInApprover(user: SignedInUser, body: Record<string, unknown>): string {
+  if (body['name'] !== undefined && body['name'] !== null && body['name'] !== '') {
+    throw new HttpError(400, 'invalid_input', `You are signed in as ${user.principal.identity}; that is the approver. Send no name.`);
+  }
+  return user.principal.identity;
+}
+
 function auditQuery(params: URLSearchParams): DashboardAuditQuery {
   const rawLimit = params.get('limit');
   let limit = AUDIT_DEFAULT_LIMIT;
@@ -141,6 +161,8 @@ function portFailure(err: unknown): { status: number; code: string; message: str
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : 'internal';
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'not_found') return { status: 404, code, message };
+  // Four eyes, or a gate the page cannot pass: the request is understood and refused.
+  if (code === 'approval_required') return { status: 403, code, message };
   if (code === 'confirmation_invalid' || code === 'confirmation_expired' || code === 'invalid_state' || code === 'policy_denied') {
     return { status: 409, code, message };
   }

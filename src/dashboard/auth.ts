@@ -3,6 +3,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.js';
+import { readCookie } from './http.js';
 
 /** Shorter tokens are refused: the token is the only thing between a browser and a delete_vm. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -108,15 +109,6 @@ function presentedToken(req: IncomingMessage, url: URL): { value: string; source
   }
   const query = url.searchParams.get('token');
   if (query !== null && query.length > 0) return { value: query, source: 'query' };
-  return undefined;
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
   return undefined;
 }
 

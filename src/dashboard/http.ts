@@ -95,3 +95,13 @@ export function clientAddress(req: IncomingMessage): string {
   const raw = req.socket.remoteAddress ?? 'unknown';
   return raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
 }
+
+/** One cookie's value from a Cookie header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

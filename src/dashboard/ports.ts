@@ -3,6 +3,8 @@
 // vendor clients nor the MCP SDK, so it can only read what is handed to it here and can only change
 // anything through confirm/cancel of a proposal that already exists.
 
+import type { Principal } from '../core/principal.js';
+
 /** One two-phase proposal as the human sees it. Never carries the agent's confirmation token. */
 export interface DashboardProposal {
   /** Proposal id (NOT the agent's confirmation token; the page never sees tokens). */
@@ -55,7 +57,9 @@ export interface DashboardAuditQuery {
 
 /**
  * Implemented by server.ts. `approver` is `web-ui@<client address>` plus ` (<name>)` when the human
- * typed a name; server.ts writes it into the audit identity of the confirm/cancel.
+ * typed a name (token mode), or the signed-in user's `user:<sub>` with its `principal` (OIDC mode:
+ * groups and scopes for the policy, like an MCP caller's); server.ts writes it into the audit
+ * identity of the confirm/cancel.
  */
 export interface DashboardPorts {
   /** Pending proposals plus recent executed/failed/cancelled/expired ones. */
@@ -64,8 +68,9 @@ export interface DashboardPorts {
   confirm(
     id: string,
     approver: string,
+    principal?: Principal,
   ): Promise<{ state: string; result?: unknown; error?: { code: string; message: string } }>;
-  cancel(id: string, approver: string): Promise<{ state: string }>;
+  cancel(id: string, approver: string, principal?: Principal): Promise<{ state: string }>;
   targets(): Promise<DashboardTarget[]>;
   /** `target` is a configured target name or 'all'. */
   inventory(kind: InventoryKind, target: string): Promise<DashboardInventory>;

@@ -3,16 +3,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiHandler, type ApiHandler } from './api.js';
-import { assertDashboardConfig, createAuthenticator, type Authenticator } from './auth.js';
+import { assertDashboardConfig } from './auth.js';
 import { applySecurityHeaders, clientAddress, sendText } from './http.js';
 import type { DashboardLogger, DashboardPorts } from './ports.js';
-import { loadStaticFiles, type StaticFile } from './static-files.js';
+import { loadStaticFiles, markOidcMode, type StaticFile } from './static-files.js';
 import { allowedHostHeaders, hostAllowed } from './host-check.js';
-import { createLogThrottle, type LogThrottle } from './log-throttle.js';
+import { createLogThrottle } from './log-throttle.js';
+import { createTokenGate, refusalLogger, type GateContext, type RequestGate } from './gate.js';
+import type { DashboardSignInConfig } from './oidc.js';
 
 export { assertDashboardConfig, MIN_TOKEN_LENGTH } from './auth.js';
 export { REQUESTED_WITH } from './csrf.js';
 export type * from './ports.js';
+export type { DashboardSignInConfig } from './oidc.js';
 
 export const DEFAULT_DASHBOARD_HOST = '127.0.0.1';
 export const DEFAULT_DASHBOARD_PORT = 8787;
@@ -24,8 +27,13 @@ export interface DashboardOptions {
   port?: number;
   /** Extra Host header values to accept (e.g. "approvals.example:8787" behind a proxy). */
   allowedHosts?: string[];
-  /** WEB_UI_TOKEN; required (see assertDashboardConfig). */
-  token: string;
+  /** WEB_UI_TOKEN; required unless signIn is set (see assertDashboardConfig). */
+  token?: string;
+  /**
+   * HTTP mode with an issuer: people sign in with the identity provider (OIDC, code + PKCE) and
+   * approve as their verified `user:<sub>`; WEB_UI_TOKEN is then not used.
+   */
+  signIn?: DashboardSignInConfig;
   ports: DashboardPorts;
   logger: DashboardLogger;
 }
@@ -43,23 +51,25 @@ export interface DashboardHandle {
  * unauthenticated), when the static files are missing, or when the address cannot be bound.
  */
 export async function startDashboard(opts: DashboardOptions): Promise<DashboardHandle> {
-  assertDashboardConfig({ enabled: true, token: opts.token });
+  if (!opts.signIn) assertDashboardConfig({ enabled: true, ...(opts.token !== undefined ? { token: opts.token } : {}) });
   const host = opts.host ?? DEFAULT_DASHBOARD_HOST;
   const { logger } = opts;
-  const auth = createAuthenticator(opts.token);
   const files = await loadStaticFiles();
+  if (opts.signIn) markOidcMode(files);
   const api = createApiHandler(opts.ports, logger);
+  const ctx: GateContext = { logger, logRefusal: refusalLogger(createLogThrottle(), logger) };
+  // The OIDC gate needs the bound port (its default public URL); requests wait for it below.
+  let gate: RequestGate | undefined = opts.signIn ? undefined : createTokenGate(opts.token!, ctx);
 
-  const refusals = createLogThrottle();
   let allowed = new Set<string>();
   const server = createServer((req, res) => {
     if (!hostAllowed(req, allowed)) {
       applySecurityHeaders(res);
-      logRefusal(refusals, logger, { host: String(req.headers.host ?? '').slice(0, 100), client: clientAddress(req) }, 'dashboard refused a request for another host name (DNS rebinding?)');
+      ctx.logRefusal({ host: String(req.headers.host ?? '').slice(0, 100), client: clientAddress(req) }, 'dashboard refused a request for another host name (DNS rebinding?)');
       sendText(res, 421, 'Misdirected request');
       return;
     }
-    handle(req, res, auth, files, api, logger, refusals).catch((err: unknown) => {
+    handle(req, res, gate!, files, api).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'dashboard request failed');
       if (!res.headersSent) sendText(res, 500, 'Internal error');
       else res.destroy();
@@ -79,12 +89,25 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
   server.on('error', (err) => logger.error({ err: err.message }, 'dashboard server error'));
 
   const port = (server.address() as AddressInfo).port;
+  let url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  if (opts.signIn) {
+    try {
+      // Loaded only in this mode: the token dashboard never loads openid-client.
+      const { startOidcGate } = await import('./oidc-gate.js');
+      const started = startOidcGate(opts.signIn, url, ctx);
+      gate = started.gate;
+      url = started.base;
+      opts = { ...opts, allowedHosts: [...(opts.allowedHosts ?? []), started.publicHost] };
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+  }
   allowed = allowedHostHeaders(host, port, opts.allowedHosts);
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
-  if (!isLoopback(host)) {
+  if (!isLoopback(host) && !opts.signIn) {
     logger.warn({ host, port }, 'dashboard listens beyond loopback: the token travels over plain http, so put TLS in front');
   }
-  logger.info({ url }, 'dashboard listening');
+  logger.info({ url, signIn: opts.signIn ? 'oidc' : 'token' }, 'dashboard listening');
 
   return {
     url,
@@ -101,31 +124,20 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  auth: Authenticator,
+  gate: RequestGate,
   files: Map<string, StaticFile>,
   api: ApiHandler,
-  logger: DashboardLogger,
-  refusals: LogThrottle,
 ): Promise<void> {
   applySecurityHeaders(res);
   // The base is a placeholder: only the path and query of the request are used.
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-  const token = auth.checkToken(req, url);
+  if (await gate.serve(req, res, url)) return;
   const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
-
-  // The API takes the token only; the asset cookie opens the page shell and its files, nothing
-  // else. A wrong token is refused even next to a valid cookie: an explicit bad credential is a bug
-  // or an attack, not something to paper over.
-  const authorized = token.ok || (!isApi && token.source === undefined && auth.checkAssetCookie(req));
-  if (!authorized) {
-    // Path only: the query may hold a (wrong) token, and logs must not collect guesses or typos.
-    logRefusal(refusals, logger, { path: url.pathname.slice(0, 200), client: clientAddress(req), presented: token.source ?? 'none' }, 'dashboard refused an unauthenticated request');
-    sendText(res, 401, 'Unauthorized');
-    return;
-  }
+  const admitted = gate.admit(req, res, url, isApi);
+  if (!admitted) return;
 
   if (isApi) {
-    await api(req, res, url);
+    await api(req, res, url, admitted.user);
     return;
   }
 
@@ -139,17 +151,11 @@ async function handle(
     sendText(res, 404, 'Not found');
     return;
   }
-  if (token.ok && file.contentType.startsWith('text/html')) res.setHeader('Set-Cookie', auth.assetCookieHeader());
+  if (file.contentType.startsWith('text/html')) admitted.onPage?.(res);
   res.statusCode = 200;
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Content-Length', file.body.length);
   res.end(file.body);
-}
-
-function logRefusal(throttle: LogThrottle, logger: DashboardLogger, obj: object, msg: string): void {
-  const t = throttle.take();
-  if (t.suppressed !== undefined) logger.warn({ suppressed: t.suppressed }, 'dashboard refused more requests than it logs; those were counted, not logged');
-  if (t.log) logger.warn(obj, msg);
 }
 
 function isLoopback(host: string): boolean {

@@ -55,3 +55,17 @@ export async function loadStaticFiles(dir: URL = STATIC_DIR): Promise<Map<string
   if (!files.has('/')) throw new Error(`Dashboard static files at ${fileURLToPath(dir)} lack index.html.`);
   return files;
 }
+
+/**
+ * The page as the OIDC mode serves it: its <html> element says so (`data-sign-in="oidc"`), so the
+ * script knows there is no token to ask for without a round trip (the CSP forbids inline script).
+ */
+export function markOidcMode(files: Map<string, StaticFile>): void {
+  const page = files.get('/');
+  if (!page) return;
+  const html = page.body.toString('utf8');
+  if (!html.includes('<html lang="en">')) throw new Error('Dashboard index.html has no <html lang="en"> element to mark for OIDC sign-in.');
+  const marked: StaticFile = { ...page, body: Buffer.from(html.replace('<html lang="en">', '<html lang="en" data-sign-in="oidc">'), 'utf8') };
+  files.set('/', marked);
+  files.set('/index.html', marked);
+}

@@ -2,6 +2,10 @@
 // vCenter changes to anyone who can reach the port: no issuer means no authentication, which is
 // only allowed on loopback with an explicit --insecure-local.
 import { isIP } from 'node:net';
+import type { DashboardSignInConfig } from '../dashboard/oidc.js';
+
+/** What the dashboard asks the IdP for when WEB_UI_OIDC_SCOPE is unset (dashboard/oidc.ts). */
+const DEFAULT_SIGN_IN_SCOPE = 'openid profile vsphere:read vsphere:change vsphere:destructive zerto:restore';
 
 export interface HttpConfig {
   host: string;
@@ -9,6 +13,8 @@ export interface HttpConfig {
   publicUrl?: string;
   insecureLocal: boolean;
   oauth?: { issuer: string; jwksUrl?: string; audience?: string; userClaim?: string; groupsClaim?: string };
+  /** The dashboard's OIDC sign-in (WEB_UI_OIDC_CLIENT_ID set): same issuer, its own client. */
+  dashboardSignIn?: DashboardSignInConfig;
 }
 
 export function isHttpMode(flag: boolean, env: Record<string, string | undefined>): boolean {
@@ -35,8 +41,13 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
   }
   const publicUrl = env.MCP_PUBLIC_URL?.trim();
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new Error(`MCP_PUBLIC_URL '${publicUrl}' must start with https:// (or http:// on a trusted network).`);
+  const dashboardSignIn = issuer ? loadDashboardSignIn(env, issuer) : undefined;
+  if (!issuer && env.WEB_UI_OIDC_CLIENT_ID?.trim()) {
+    throw new Error('WEB_UI_OIDC_CLIENT_ID is set but OAUTH_ISSUER is not: the dashboard signs people in with the issuer of the MCP tokens. Set OAUTH_ISSUER, or unset WEB_UI_OIDC_CLIENT_ID.');
+  }
   return {
     host, port, insecureLocal,
+    ...(dashboardSignIn ? { dashboardSignIn } : {}),
     ...(publicUrl ? { publicUrl } : {}),
     ...(issuer ? {
       oauth: {
@@ -47,5 +58,23 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
         ...(env.OAUTH_GROUPS_CLAIM ? { groupsClaim: env.OAUTH_GROUPS_CLAIM } : {}),
       },
     } : {}),
+  };
+}
+
+/** WEB_UI_OIDC_*: the dashboard as a client of the same IdP. The secret is read here and never logged. */
+function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: string): DashboardSignInConfig | undefined {
+  const clientId = env.WEB_UI_OIDC_CLIENT_ID?.trim();
+  if (!clientId) return undefined;
+  const publicUrl = env.WEB_UI_PUBLIC_URL?.trim();
+  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new Error(`WEB_UI_PUBLIC_URL '${publicUrl}' must be an https:// URL (where browsers reach the dashboard).`);
+  const secret = env.WEB_UI_OIDC_CLIENT_SECRET;
+  const scope = env.WEB_UI_OIDC_SCOPE?.trim() || DEFAULT_SIGN_IN_SCOPE;
+  if (!scope.split(' ').includes('openid')) throw new Error(`WEB_UI_OIDC_SCOPE '${scope}' must include 'openid' (the sign-in needs an ID token).`);
+  return {
+    issuer, clientId, scope,
+    ...(secret ? { clientSecret: secret } : {}),
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(env.OAUTH_USER_CLAIM ? { userClaim: env.OAUTH_USER_CLAIM } : {}),
+    ...(env.OAUTH_GROUPS_CLAIM ? { groupsClaim: env.OAUTH_GROUPS_CLAIM } : {}),
   };
 }

@@ -26,8 +26,8 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
       }));
     },
 
-    async confirm(id, approver) {
-      const ctx = built.callContext(approver);
+    async confirm(id, approver, principal) {
+      const ctx = built.callContext(approver, undefined, principal);
       const p = await services.confirmations.takeById(id, 'web', approver);
       try {
         const out = await runConfirmed(p, { ...ctx, auditId: p.auditId }, 'web');
@@ -38,9 +38,9 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
       }
     },
 
-    async cancel(id, approver) {
+    async cancel(id, approver, principal) {
       const p = await services.confirmations.cancelById(id, approver);
-      await auditor({ ...built.callContext(approver), auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled' });
+      await auditor({ ...built.callContext(approver, undefined, principal), auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled' });
       return { state: 'cancelled' };
     },
 

@@ -6,6 +6,12 @@ const TOKEN_KEY = 'zerto-rewind-dashboard.token';
 const REQUESTED_WITH = 'zerto-rewind-dashboard';
 
 /**
+ * `oidc` when the server signs people in with the identity provider (it marks the page's <html>):
+ * the session is an HttpOnly cookie the browser sends by itself, and there is no token at all.
+ */
+export const SIGN_IN_MODE = document.documentElement.dataset.signIn === 'oidc' ? 'oidc' : 'token';
+
+/**
  * On a first load with `?token=`, moves the token into sessionStorage and rewrites the address bar
  * without it (replaceState, so the tokenised URL does not stay in history either).
  */
@@ -19,7 +25,7 @@ export function adoptTokenFromUrl() {
 }
 
 export function hasToken() {
-  return Boolean(sessionStorage.getItem(TOKEN_KEY));
+  return SIGN_IN_MODE === 'oidc' || Boolean(sessionStorage.getItem(TOKEN_KEY));
 }
 
 export function setToken(token) {
@@ -70,19 +76,19 @@ export async function apiPost(path, body) {
 
 async function request(path, init) {
   const token = sessionStorage.getItem(TOKEN_KEY);
-  if (!token) {
+  if (!token && SIGN_IN_MODE === 'token') {
     notifyAuth('missing');
     throw new AuthError('No dashboard token');
   }
   const res = await fetch(path, {
     ...init,
-    headers: { Accept: 'application/json', ...(init.headers ?? {}), 'X-Auth-Token': token },
+    headers: { Accept: 'application/json', ...(init.headers ?? {}), ...(SIGN_IN_MODE === 'token' ? { 'X-Auth-Token': token } : {}) },
     cache: 'no-store',
     credentials: 'same-origin',
   });
   if (res.status === 401) {
-    notifyAuth('rejected');
-    throw new AuthError('Dashboard token rejected');
+    notifyAuth(SIGN_IN_MODE === 'oidc' ? 'expired' : 'rejected');
+    throw new AuthError(SIGN_IN_MODE === 'oidc' ? 'Session ended' : 'Dashboard token rejected');
   }
   let payload = null;
   try {

@@ -74,7 +74,7 @@ export class PgProposalStore<P> implements ProposalStore<P> {
       `UPDATE proposals SET state = 'executing', decided_by = $2
         WHERE ${column} = $1 AND state = 'pending' AND expires_at > $3
           AND NOT (requires_web_approval AND $4 = 'mcp')
-          AND NOT (approval = 'second_person' AND (requester = $2 OR $4 = 'web'))
+          AND NOT (approval = 'second_person' AND (requester = $2 OR $2 NOT LIKE 'user:_%'))
         RETURNING *`, [key, decidedBy, this.now(), via]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);

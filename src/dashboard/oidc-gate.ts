@@ -1,0 +1,157 @@
+// OIDC sign-in mode of the dashboard (HTTP mode with an issuer): /auth/login sends the browser to
+// the identity provider, /auth/callback turns its answer into a server-side session, /auth/logout
+// ends it. Every other request needs a live session; the approver is then the verified
+// `user:<sub>`, never a typed name.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { crossSiteRejection } from './csrf.js';
+import { clientAddress, sendError, sendJson, sendText } from './http.js';
+import type { GateContext, RequestGate } from './gate.js';
+import { SignInError, createRelyingParty, type DashboardSignInConfig, type OidcRelyingParty } from './oidc.js';
+import {
+  DashboardSessions, LOGIN_COOKIE, LOGIN_COOKIE_MAX_AGE_S, SESSION_COOKIE, SESSION_COOKIE_MAX_AGE_S, cookieHeader,
+} from './sessions.js';
+
+const LOGIN_PATH = '/auth/login';
+const CALLBACK = '/auth/callback';
+const LOGOUT_PATH = '/auth/logout';
+
+export interface OidcGateOptions {
+  rp: OidcRelyingParty;
+  /** The dashboard's public base URL (with a trailing slash): where the callback sends the browser. */
+  base: string;
+  /** Set the Secure attribute (false only for plain http on loopback). */
+  secureCookies: boolean;
+  sessions?: DashboardSessions;
+}
+
+export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): RequestGate {
+  const sessions = opts.sessions ?? new DashboardSessions();
+  const cookie = (name: string, value: string, maxAgeSeconds: number, path = '/') =>
+    cookieHeader(name, value, { secure: opts.secureCookies, maxAgeSeconds, path });
+
+  async function login(res: ServerResponse): Promise<void> {
+    let request: Awaited<ReturnType<OidcRelyingParty['authorizationRequest']>>;
+    try {
+      request = await opts.rp.authorizationRequest();
+    } catch (err) {
+      // Discovery failed: the IdP is down or OAUTH_ISSUER is wrong. Retried on the next sign-in.
+      ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'dashboard sign-in: the identity provider cannot be reached');
+      sendText(res, 502, 'The identity provider cannot be reached right now, so nobody can sign in. Try again in a moment; if it persists, check OAUTH_ISSUER and the IdP.');
+      return;
+    }
+    const id = sessions.startLogin({ state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier });
+    res.setHeader('Set-Cookie', cookie(LOGIN_COOKIE, id, LOGIN_COOKIE_MAX_AGE_S, '/auth/'));
+    res.statusCode = 302;
+    res.setHeader('Location', request.url.href);
+    res.end();
+  }
+
+  async function callback(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const attempt = sessions.takeLogin(req);
+    const clearLogin = cookie(LOGIN_COOKIE, '', 0, '/auth/');
+    if (!attempt) {
+      res.setHeader('Set-Cookie', clearLogin);
+      ctx.logRefusal({ client: clientAddress(req) }, 'dashboard sign-in callback without a pending login (expired, replayed, or another browser)');
+      sendText(res, 400, `Sign-in failed: this browser has no pending sign-in (it expired, was already used, or started elsewhere). Open ${opts.base} to sign in again.`);
+      return;
+    }
+    // The callback URL as the IdP was told it (the public one): openid-client derives the
+    // redirect_uri of the code exchange from it.
+    const current = new URL(opts.rp.redirectUri);
+    current.search = url.search;
+    try {
+      const user = await opts.rp.finish(current, attempt);
+      const id = sessions.create(user.principal, user.name);
+      res.setHeader('Set-Cookie', [clearLogin, cookie(SESSION_COOKIE, id, SESSION_COOKIE_MAX_AGE_S)]);
+      ctx.logger.info({ identity: user.principal.identity, client: clientAddress(req) }, 'dashboard sign-in');
+      res.statusCode = 303;
+      res.setHeader('Location', opts.base);
+      res.end();
+    } catch (err) {
+      if (!(err instanceof SignInError)) throw err;
+      res.setHeader('Set-Cookie', clearLogin);
+      ctx.logRefusal({ client: clientAddress(req), reason: err.message }, 'dashboard sign-in refused');
+      sendText(res, 400, `Sign-in failed: ${err.message}. Open ${opts.base} to sign in again.`);
+    }
+  }
+
+  async function logout(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rejection = crossSiteRejection(req);
+    if (rejection !== undefined) {
+      ctx.logRefusal({ path: LOGOUT_PATH, reason: rejection, client: clientAddress(req) }, 'dashboard refused a cross-site write');
+      sendError(res, 403, 'forbidden', 'Cross-site request refused.');
+      return;
+    }
+    const who = sessions.lookup(req);
+    sessions.end(req);
+    if (who) ctx.logger.info({ identity: who.principal.identity }, 'dashboard sign-out');
+    res.setHeader('Set-Cookie', cookie(SESSION_COOKIE, '', 0));
+    const endSession = await opts.rp.endSessionUrl(opts.base);
+    sendJson(res, 200, { signed_out: true, ...(endSession ? { end_session_url: endSession } : {}) });
+  }
+
+  return {
+    async serve(req, res, url) {
+      const path = url.pathname;
+      if (path === LOGIN_PATH || path === CALLBACK) {
+        if (req.method !== 'GET') {
+          res.setHeader('Allow', 'GET');
+          sendText(res, 405, 'Method not allowed');
+        } else if (path === LOGIN_PATH) await login(res);
+        else await callback(req, res, url);
+        return true;
+      }
+      if (path === LOGOUT_PATH) {
+        if (req.method !== 'POST') {
+          res.setHeader('Allow', 'POST');
+          sendText(res, 405, 'Method not allowed');
+        } else await logout(req, res);
+        return true;
+      }
+      return false;
+    },
+
+    admit(req, res, url, isApi) {
+      const session = sessions.lookup(req);
+      if (session) return { user: { principal: session.principal, name: session.name } };
+      const presented = req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
+      const isPage = req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html');
+      // Opening the page before signing in is the normal start, not a refusal worth a log line.
+      if (presented || !isPage) {
+        ctx.logRefusal({ path: url.pathname.slice(0, 200), client: clientAddress(req), presented: presented ? 'unknown or ended session' : 'none' }, 'dashboard refused a request without a signed-in session');
+      }
+      if (isApi) {
+        sendJson(res, 401, { error: { code: 'signin_required', message: 'Sign in first (your session ended or never existed).' }, sign_in: 'auth/login' });
+      } else if (isPage) {
+        // The page itself: straight to the identity provider (relative, so a path prefix survives).
+        res.statusCode = 302;
+        res.setHeader('Location', 'auth/login');
+        res.end();
+      } else {
+        sendText(res, 401, 'Unauthorized');
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * The OIDC gate for a dashboard listening at `listenUrl`: its public base is WEB_UI_PUBLIC_URL, else
+ * that address. Refuses a plain-http public URL beyond loopback: the session cookie would cross
+ * the network in clear text (and browsers drop a Secure cookie over http).
+ */
+export function startOidcGate(cfg: DashboardSignInConfig, listenUrl: string, ctx: GateContext): { gate: RequestGate; base: string; publicHost: string } {
+  const base = withSlash(cfg.publicUrl ?? listenUrl);
+  const parsed = new URL(base);
+  const loopback = parsed.hostname === 'localhost' || parsed.hostname === '[::1]' || /^127\./.test(parsed.hostname);
+  if (parsed.protocol !== 'https:' && !loopback) {
+    throw new Error(`The dashboard signs people in, so it must be reached over https: WEB_UI_PUBLIC_URL is '${base}'. Put TLS in front (a reverse proxy) and set WEB_UI_PUBLIC_URL=https://...`);
+  }
+  const rp = createRelyingParty(cfg, base);
+  ctx.logger.info({ redirect_uri: rp.redirectUri, client_id: cfg.clientId, issuer: cfg.issuer }, 'dashboard signs people in with the identity provider');
+  return { gate: createOidcGate({ rp, base, secureCookies: parsed.protocol === 'https:' }, ctx), base, publicHost: parsed.host };
+}
+
+function withSlash(u: string): string {
+  return u.endsWith('/') ? u : `${u}/`;
+}

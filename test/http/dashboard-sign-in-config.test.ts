@@ -1,0 +1,104 @@
+// The dashboard's OIDC sign-in settings (WEB_UI_OIDC_*, WEB_UI_PUBLIC_URL) as HTTP mode reads
+// them, what it refuses at startup, and the identity rules the four-eyes check rests on.
+import { describe, expect, it } from 'vitest';
+import { loadHttpConfig } from '../../src/http/http-config.js';
+import { startDashboard } from '../../src/dashboard/server.js';
+import { claimRefusal } from '../../src/core/confirmation-store.js';
+import { isVerifiedIdentity } from '../../src/core/principal.js';
+import { tagAgentOf } from '../../src/core/identity.js';
+import { silentLogger } from '../support/harness.js';
+import { seededPorts } from '../dashboard/fake-ports.js';
+import { checkProcess } from '../../src/check/process-checks.js';
+import { startLab } from '../../src/lab/testing/index.js';
+import { tempDir } from '../support/harness.js';
+
+const ISSUER = 'https://keycloak.example/realms/ops';
+
+describe('WEB_UI_OIDC_* in HTTP mode', () => {
+  it('turns the dashboard sign-in on with the issuer of the MCP tokens, the default scopes and the secret from the environment', () => {
+    const cfg = loadHttpConfig({
+      OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard', WEB_UI_OIDC_CLIENT_SECRET: 's3cret', WEB_UI_PUBLIC_URL: 'https://approvals.example/', OAUTH_GROUPS_CLAIM: 'roles',
+    }, false);
+    expect(cfg.dashboardSignIn).toEqual({
+      issuer: ISSUER, clientId: 'zr-dashboard', clientSecret: 's3cret', publicUrl: 'https://approvals.example/', groupsClaim: 'roles',
+      scope: 'openid profile vsphere:read vsphere:change vsphere:destructive zerto:restore',
+    });
+  });
+
+  it('leaves the token dashboard in place without a client id', () => {
+    expect(loadHttpConfig({ OAUTH_ISSUER: ISSUER }, false).dashboardSignIn).toBeUndefined();
+  });
+
+  it('refuses a client id without an issuer, a scope without openid, and a public URL that is not a URL', () => {
+    expect(() => loadHttpConfig({ WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }, true)).toThrow(/OAUTH_ISSUER/);
+    expect(() => loadHttpConfig({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'x', WEB_UI_OIDC_SCOPE: 'profile vsphere:read' }, false)).toThrow(/must include 'openid'/);
+    expect(() => loadHttpConfig({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'x', WEB_UI_PUBLIC_URL: 'approvals.example' }, false)).toThrow(/WEB_UI_PUBLIC_URL/);
+  });
+
+  it('refuses to start the signing-in dashboard behind a plain-http public URL beyond loopback', async () => {
+    await expect(startDashboard({
+      host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
+      signIn: { issuer: ISSUER, clientId: 'x', scope: 'openid', publicUrl: 'http://approvals.example/' },
+    })).rejects.toThrow(/https/);
+  });
+});
+
+describe('zerto-rewind-mcp check', () => {
+  it('does not ask for WEB_UI_TOKEN when the dashboard signs people in (MCP_TRANSPORT=http), and still does over stdio', async () => {
+    const lab = await startLab({ stateDir: tempDir('zr-check-oidc-'), env: { WEB_UI_ENABLED: 'true' } });
+    try {
+      const row = (env: Record<string, string>) => checkProcess(lab.config, env).find((r) => r.check === 'dashboard_token')!;
+      const oidc = row({ MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' });
+      expect(oidc).toMatchObject({ status: 'ok' });
+      expect(oidc.detail).toContain(ISSUER);
+      expect(row({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }).status).toBe('fail');
+    } finally {
+      await lab.stop();
+    }
+  });
+});
+
+describe('the signing-in dashboard when the identity provider is down', () => {
+  it('sends the page to /auth/login, which answers 502 with what to check, and serves no API without a session', async () => {
+    const dashboard = await startDashboard({
+      host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
+      // Port 9 (discard) on loopback: nothing answers the discovery request.
+      signIn: { issuer: 'http://127.0.0.1:9', clientId: 'x', scope: 'openid' },
+    });
+    try {
+      const page = await fetch(dashboard.url, { redirect: 'manual' });
+      expect(page.status).toBe(302);
+      expect(page.headers.get('location')).toBe('auth/login');
+      const login = await fetch(`${dashboard.url}auth/login`, { redirect: 'manual' });
+      expect(login.status).toBe(502);
+      expect(await login.text()).toContain('OAUTH_ISSUER');
+      expect((await fetch(`${dashboard.url}api/proposals`)).status).toBe(401);
+    } finally {
+      await dashboard.close();
+    }
+  });
+});
+
+describe('who counts as the second person', () => {
+  const proposal = { id: 'p1', tool: 'revert_snapshot', target: { name: 'vc1', host: 'vc1' }, state: 'pending' as const, requiresWebApproval: false, approval: 'second_person' as const, requester: 'user:alice' };
+
+  it('only a verified identity other than the proposer, through either door', () => {
+    expect(claimRefusal(proposal, 'web', 'user:bob', 60)).toBeUndefined();
+    expect(claimRefusal(proposal, 'mcp', 'user:bob', 60)).toBeUndefined();
+    expect(claimRefusal(proposal, 'web', 'user:alice', 60)?.code).toBe('approval_required');
+    // A typed dashboard name and an MCP client's own name are nobody in particular.
+    expect(claimRefusal(proposal, 'web', 'web-ui@127.0.0.1 (bob)', 60)?.message).toContain('cannot verify who you are');
+    expect(claimRefusal(proposal, 'mcp', 'mcp:bob/1.0', 60)?.code).toBe('approval_required');
+  });
+
+  it('recognises user:<sub> as the only verified form', () => {
+    expect(isVerifiedIdentity('user:bob')).toBe(true);
+    for (const other of ['user:', 'mcp:user:bob/1', 'web-ui@10.0.0.1 (bob)', 'bob']) expect(isVerifiedIdentity(other)).toBe(false);
+  });
+
+  it('tags a verified user as user:<sub>', () => {
+    expect(tagAgentOf('user:bob')).toBe('user:bob');
+    expect(tagAgentOf('user:b o|b', 'nightly')).toBe('user:b_o_b+nightly');
+    expect(tagAgentOf('mcp:claude/1.0')).toBe('mcp:claude');
+  });
+});
