@@ -1,0 +1,114 @@
+// Central mode's remaining shared state, end to end on a real PostgreSQL with two server instances
+// in HTTP mode and real MCP clients: catalog additions (added on A, guarded on B; a lost database
+// fails the changes that depend on the catalog closed) and the FLR session registry (a session
+// recorded by A is known to B; B sees it orphaned only once A is gone).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FlrSessionRegistry } from '../../src/zerto/index.js';
+import { errorOf } from '../support/harness.js';
+import type { HttpMcpClient } from '../support/http-client.js';
+import { startCentral, type Central, type Instance } from './central-fixture.js';
+
+const POLICY = `
+defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
+`;
+
+let central: Central;
+let A: Instance;
+let B: Instance;
+let aliceA: HttpMcpClient;
+let bobB: HttpMcpClient;
+
+beforeAll(async () => {
+  central = await startCentral({ policy: POLICY, dirPrefix: 'zr-shared-' });
+  A = await central.startInstance();
+  B = await central.startInstance();
+  aliceA = await central.as('alice', A);
+  bobB = await central.as('bob', B);
+}, 120_000);
+
+afterAll(async () => {
+  await central?.close();
+});
+
+const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
+  if (r.isError) throw new Error(`expected success, got ${r.text}`);
+  return r.data;
+};
+const added = async (c: HttpMcpClient) => (ok(await c.call('zerto_list_mutating_tools')).entries as Array<Record<string, unknown>>).filter((e) => e.source === 'added');
+
+describe('catalog additions are shared', () => {
+  it('a tool added on A is listed and guarded on B; a duplicate on B is refused; removed on B, A passes it unguarded', async () => {
+    const entry = ok(await aliceA.call('zerto_add_mutating_tool', { tool: 'winrm/run_ps', vm_arg: 'host', platform: 'windows', note: 'PowerShell over WinRM' }));
+    expect(entry.message).toContain('PostgreSQL');
+    expect(await added(bobB)).toEqual([{ tool: 'winrm/run_ps', vm_arg: 'host', platform: 'windows', note: 'PowerShell over WinRM', source: 'added', removable: true }]);
+
+    const guarded = ok(await bobB.call('zerto_guard_before_mutate', { tool: 'winrm/run_ps', args: { host: 'win-app-01', script: 'Restart-Service app' } }));
+    expect(guarded).toMatchObject({ guarded: true, vm_arg: 'host' });
+    expect((guarded.vms as Array<{ checkpoints: Array<{ vpg: string }> }>)[0]!.checkpoints.map((c) => c.vpg)).toEqual(['vpg-windows']);
+
+    const dup = errorOf(await bobB.call('zerto_add_mutating_tool', { tool: 'winrm/run_ps', vm_arg: 'computer' }));
+    expect(dup.code).toBe('invalid_input');
+    expect(dup.message).toContain('already catalogued');
+
+    ok(await bobB.call('zerto_remove_mutating_tool', { tool: 'winrm/run_ps' }));
+    expect(await added(aliceA)).toEqual([]);
+    expect(ok(await aliceA.call('zerto_guard_before_mutate', { tool: 'winrm/run_ps', args: { host: 'win-app-01' } })).guarded).toBe(false);
+  });
+
+  it('additions made on A and B at the same time are all kept', async () => {
+    const tools = Array.from({ length: 10 }, (_, i) => `ssh/exec-${i}`);
+    const results = await Promise.all(tools.map((tool, i) => (i % 2 ? bobB : aliceA).call('zerto_add_mutating_tool', { tool, vm_arg: 'host' })));
+    for (const r of results) ok(r);
+    expect((await added(bobB)).map((e) => e.tool).sort()).toEqual([...tools].sort());
+    for (const tool of tools) ok(await aliceA.call('zerto_remove_mutating_tool', { tool }));
+  });
+
+  it('without the database, changes that depend on the catalog fail closed and reads are answered; back, the guard works again', async () => {
+    ok(await aliceA.call('zerto_add_mutating_tool', { tool: 'ansible/run_playbook', vm_arg: 'hosts' }));
+    central.pg.stop();
+    try {
+      // The guard cannot tell whether the tool is catalogued: it refuses rather than pass it unguarded.
+      const guard = errorOf(await bobB.call('zerto_guard_before_mutate', { tool: 'ansible/run_playbook', args: { hosts: ['win-app-01'] } }));
+      expect(guard.code).toBe('unavailable');
+      expect(guard.hint).toMatch(/PostgreSQL|Retry/);
+      const add = errorOf(await aliceA.call('zerto_add_mutating_tool', { tool: 'ssh/exec', vm_arg: 'host' }));
+      expect(add.code).toBe('unavailable');
+      expect((await bobB.call('list_vms', { target: 'lab-vc1' })).isError).toBe(false);
+    } finally {
+      central.pg.start();
+    }
+    const guarded = ok(await bobB.call('zerto_guard_before_mutate', { tool: 'ansible/run_playbook', args: { hosts: ['win-app-01'] } }));
+    expect(guarded.guarded).toBe(true);
+    expect((await added(aliceA)).map((e) => e.tool)).toEqual(['ansible/run_playbook']);
+  });
+});
+
+describe('the FLR session registry is shared', () => {
+  const flr = (i: Instance): FlrSessionRegistry => i.runtime.built.services.ext.zerto!.flrSessions;
+  const session = (id: string) => ({ site: 'lab-zvm', session_id: id, vm: 'win-app-01', vm_identifier: 'vm-104', vpg: 'vpg-windows', vpg_id: 'vpg-3', checkpoint_id: 'cp-1' });
+
+  it("a session recorded by a live instance is not B's leftover; once its heartbeat stops, it is; a clean exit forgets its own", async () => {
+    await flr(A).recordOpened(session('flr-live'));
+    expect((await flr(B).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
+    expect((await flr(A).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
+
+    // A killed instance stops heartbeating: age its row past the staleness window.
+    const db = B.runtime.central!.db;
+    await db.query("UPDATE server_instances SET seen_at = now() - interval '1 hour' WHERE instance = $1", [flr(A).instance]);
+    expect(await flr(B).leftovers()).toEqual([expect.objectContaining({ session_id: 'flr-live', site: 'lab-zvm', owner: { pid: process.pid, instance: flr(A).instance } })]);
+
+    // A third instance that exits cleanly unmounts what it opened (the lab's ZVM has no such
+    // session, so it is simply gone), forgets it for everyone, and takes its heartbeat row along.
+    const C = await central.startInstance();
+    await flr(C).recordOpened(session('flr-of-c'));
+    expect((await flr(B).leftovers()).map((s) => s.session_id)).not.toContain('flr-of-c');
+    const cInstance = flr(C).instance;
+    await C.http.close();
+    await C.runtime.shutdown();
+    expect((await flr(B).leftovers()).map((s) => s.session_id)).toEqual(['flr-live']);
+    expect((await db.query('SELECT 1 FROM server_instances WHERE instance = $1', [cInstance])).rowCount).toBe(0);
+
+    await flr(B).recordClosed('lab-zvm', 'flr-live');
+    expect(await flr(A).leftovers()).toEqual([]);
+  });
+});
