@@ -74,6 +74,10 @@ describe('catalog additions are shared', () => {
       const add = errorOf(await aliceA.call('zerto_add_mutating_tool', { tool: 'ssh/exec', vm_arg: 'host' }));
       expect(add.code).toBe('unavailable');
       expect((await bobB.call('list_vms', { target: 'lab-vc1' })).isError).toBe(false);
+      // Listings of the shared state itself say so, rather than answer an incomplete list.
+      for (const tool of ['zerto_list_mutating_tools', 'zerto_list_flr_sessions', 'list_pending_actions']) {
+        expect(errorOf(await bobB.call(tool)).code, tool).toBe('unavailable');
+      }
     } finally {
       central.pg.start();
     }
