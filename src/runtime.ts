@@ -84,6 +84,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const central = opts.databaseUrl
     ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, () => tools, () => secrets.knownValues(), logger, opts.clock)
     : undefined;
+  // What this instance's state files held before central mode stays guarded and reported.
+  await central?.importStateFiles({ catalog: stateFile(settings.auditLogPath, 'catalog'), flrSessions: stateFile(settings.auditLogPath, 'flr-sessions') });
 
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })

@@ -26,8 +26,8 @@ export interface Central {
   pg: TestPostgres;
   idp: TestIssuer;
   lab: TestLab;
-  /** A server instance in HTTP mode on the shared database. */
-  startInstance(): Promise<Instance>;
+  /** A server instance in HTTP mode on the shared database; its state files in `stateDir` (default: a fresh folder). */
+  startInstance(opts?: { stateDir?: string }): Promise<Instance>;
   /** A real MCP client of `inst`, authenticated as `user` with every scope. */
   as(user: string, inst: Instance): Promise<HttpMcpClient>;
   close(): Promise<void>;
@@ -47,10 +47,10 @@ export async function startCentral(opts: { policy?: string; dirPrefix?: string }
   const clients: HttpMcpClient[] = [];
   return {
     pg, idp, lab,
-    async startInstance() {
+    async startInstance(o = {}) {
       const secrets = envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials });
       // Each instance has its own state folder, as on separate hosts: all they share is the database.
-      const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(tempDir('zr-instance-'), 'audit.jsonl') } };
+      const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(o.stateDir ?? tempDir('zr-instance-'), 'audit.jsonl') } };
       const runtime = await startRuntime({ config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: pg.url });
       const http = await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger);
       const inst = { runtime, http };

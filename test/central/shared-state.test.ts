@@ -1,10 +1,13 @@
 // Central mode's remaining shared state, end to end on a real PostgreSQL with two server instances
 // in HTTP mode and real MCP clients: catalog additions (added on A, guarded on B; a lost database
 // fails the changes that depend on the catalog closed) and the FLR session registry (a session
-// recorded by A is known to B; B sees it orphaned only once A is gone).
+// recorded by A is known to B; B sees it orphaned only once A is gone), and an instance switched
+// from files to central mode merges its state files into the database.
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlrSessionRegistry } from '../../src/zerto/index.js';
-import { errorOf } from '../support/harness.js';
+import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
 
@@ -114,5 +117,37 @@ describe('the FLR session registry is shared', () => {
 
     await flr(B).recordClosed('lab-zvm', 'flr-live');
     expect(await flr(A).leftovers()).toEqual([]);
+  });
+});
+
+describe('an instance switched from state files to central mode', () => {
+  it('merges its catalog additions and FLR records into the database and sets the files aside', async () => {
+    const dir = tempDir('zr-switch-');
+    const catalogFile = join(dir, 'zerto-rewind-catalog.json');
+    const flrFile = join(dir, 'zerto-rewind-flr-sessions.json');
+    writeFileSync(catalogFile, JSON.stringify({ version: 1, added: [{ tool: 'smb/write_file', vm_arg: 'server', platform: 'windows', note: 'from the stdio days' }] }));
+    const left = { site: 'lab-zvm', session_id: 'flr-from-stdio', vm: 'win-app-01', vm_identifier: 'vm-104', vpg: 'vpg-windows', vpg_id: 'vpg-3', checkpoint_id: 'cp-9', opened_at: '2026-11-30T10:00:00.000Z', owner: { pid: 999_999, instance: 'stdio-run-that-crashed' } };
+    writeFileSync(flrFile, JSON.stringify({ version: 1, sessions: [left] }));
+
+    const D = await central.startInstance({ stateDir: dir });
+    expect(existsSync(catalogFile)).toBe(false);
+    expect(existsSync(flrFile)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes('.imported-')).length).toBe(2);
+
+    // Guarded on another instance, which never saw the file.
+    const guarded = ok(await bobB.call('zerto_guard_before_mutate', { tool: 'smb/write_file', args: { server: 'win-app-01', path: 'C:/app/app.ini' } }));
+    expect(guarded.guarded).toBe(true);
+    // The crashed run's mount is a leftover for every instance.
+    expect((await B.runtime.built.services.ext.zerto!.flrSessions.leftovers()).map((s) => s.session_id)).toContain('flr-from-stdio');
+
+    await D.http.close();
+    await D.runtime.shutdown();
+    // A restart on the same folder does not import again: a removal in the database sticks.
+    ok(await bobB.call('zerto_remove_mutating_tool', { tool: 'smb/write_file' }));
+    const E = await central.startInstance({ stateDir: dir });
+    expect(await added(bobB)).not.toContainEqual(expect.objectContaining({ tool: 'smb/write_file' }));
+    await E.http.close();
+    await E.runtime.shutdown();
+    await B.runtime.built.services.ext.zerto!.flrSessions.recordClosed('lab-zvm', 'flr-from-stdio');
   });
 });

@@ -16,6 +16,7 @@ import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
 import { PgRateBudget } from './pg-rate-budget.js';
 import { PgCatalogStore } from './pg-catalog-store.js';
 import { PgFlrSessionStore } from './pg-flr-session-store.js';
+import { importCatalogFile, importFlrFile, type ImportReport } from './import-state-files.js';
 
 export interface CentralState {
   db: Db;
@@ -23,6 +24,8 @@ export interface CentralState {
   rateLimiter: RateBudget;
   catalog: AddedCatalogStore;
   flrSessions: FlrSessionRegistryStore;
+  /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
+  importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
   close(): Promise<void>;
 }
@@ -37,12 +40,22 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
   if (applied.length) logger.info({ applied }, 'PostgreSQL migrations applied');
   const codec = pendingCallCodec(tools);
   const flrSessions = new PgFlrSessionStore(db, (err) => logger.warn({ err: err.message }, 'FLR session heartbeat failed'));
+  const catalog = new PgCatalogStore(db);
+  const say = (what: string, r: ImportReport | undefined) => {
+    if (!r) return;
+    logger.info({ file: r.file, moved_to: r.movedTo, imported: r.imported, already_there: r.skipped }, `${what} from the state file merged into PostgreSQL`);
+    for (const p of r.problems) logger.warn({}, p);
+  };
   return {
     db,
     audit: new PgAuditSink(db, secrets),
     rateLimiter: new PgRateBudget(db, clock),
-    catalog: new PgCatalogStore(db),
+    catalog,
     flrSessions,
+    async importStateFiles(paths) {
+      say('catalog additions', await importCatalogFile(paths.catalog, catalog));
+      say('FLR session records', await importFlrFile(paths.flrSessions, flrSessions));
+    },
     proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
     close: async () => {
       await flrSessions.close();

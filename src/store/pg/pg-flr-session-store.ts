@@ -46,6 +46,18 @@ export class PgFlrSessionStore implements FlrSessionRegistryStore {
     this.startHeartbeat();
   }
 
+  /**
+   * Records sessions another store knew (a state file from before central mode), keeping their
+   * owners: those have no heartbeat here, so the sessions count as orphans, to be found and ended.
+   * A session the table already has is left as it is.
+   */
+  async adopt(entries: StoredFlrSession[]): Promise<void> {
+    for (const e of entries) {
+      await q(this.db, 'INSERT INTO flr_sessions (site, session_id, entry, owner_instance) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+        [e.site, e.session_id, JSON.stringify(e), e.owner.instance]);
+    }
+  }
+
   async remove(site: string, sessionId: string): Promise<void> {
     await q(this.db, 'DELETE FROM flr_sessions WHERE site = $1 AND session_id = $2', [site, sessionId]);
   }
