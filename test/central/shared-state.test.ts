@@ -37,6 +37,9 @@ const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }
   if (r.isError) throw new Error(`expected success, got ${r.text}`);
   return r.data;
 };
+const flr = (i: Instance): FlrSessionRegistry => i.runtime.built.services.ext.zerto!.flrSessions;
+/** Session ids in the shared registry, as any instance reads them. */
+const recorded = async () => (await B.runtime.central!.flrSessions.read()).map((s) => s.session_id);
 const added = async (c: HttpMcpClient) => (ok(await c.call('zerto_list_mutating_tools')).entries as Array<Record<string, unknown>>).filter((e) => e.source === 'added');
 
 describe('catalog additions are shared', () => {
@@ -91,20 +94,18 @@ describe('catalog additions are shared', () => {
 });
 
 describe('the FLR session registry is shared', () => {
-  const flr = (i: Instance): FlrSessionRegistry => i.runtime.built.services.ext.zerto!.flrSessions;
   const session = (id: string) => ({ site: 'lab-zvm', session_id: id, vm: 'win-app-01', vm_identifier: 'vm-104', vpg: 'vpg-windows', vpg_id: 'vpg-3', checkpoint_id: 'cp-1' });
 
-  it("a session recorded by a live instance is not B's leftover; once its heartbeat stops, it is; a clean exit forgets its own", async () => {
+  const endedAtStartup = async (sessionId: string) => (await B.runtime.central!.db.query<{ phase: string }>(
+    "SELECT phase FROM audit_log WHERE tool = 'zerto_end_flr_session' AND line LIKE $1 ORDER BY seq", [`%"session_id":"${sessionId}"%`])).rows.map((r) => r.phase);
+
+  it("a live instance's session is left alone by a starting instance; once its heartbeat stops, it is an orphan that the next start ends", async () => {
     await flr(A).recordOpened(session('flr-live'));
     expect((await flr(B).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
     expect((await flr(A).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
 
-    // A killed instance stops heartbeating: age its row past the staleness window.
-    const db = B.runtime.central!.db;
-    await db.query("UPDATE server_instances SET seen_at = now() - interval '1 hour' WHERE instance = $1", [flr(A).instance]);
-    expect(await flr(B).leftovers()).toEqual([expect.objectContaining({ session_id: 'flr-live', site: 'lab-zvm', owner: { pid: process.pid, instance: flr(A).instance } })]);
-
-    // A third instance that exits cleanly unmounts what it opened (the lab's ZVM has no such
+    // C starts while A is alive (its startup cleanup runs; shutdown waits for it), records a
+    // session of its own, and exits cleanly: it unmounts what it opened (the lab's ZVM has no such
     // session, so it is simply gone), forgets it for everyone, and takes its heartbeat row along.
     const C = await central.startInstance();
     await flr(C).recordOpened(session('flr-of-c'));
@@ -112,11 +113,20 @@ describe('the FLR session registry is shared', () => {
     const cInstance = flr(C).instance;
     await C.http.close();
     await C.runtime.shutdown();
-    expect((await flr(B).leftovers()).map((s) => s.session_id)).toEqual(['flr-live']);
+    expect(await recorded()).toEqual(['flr-live']);
+    expect(await endedAtStartup('flr-live')).toEqual([]);
+    const db = B.runtime.central!.db;
     expect((await db.query('SELECT 1 FROM server_instances WHERE instance = $1', [cInstance])).rowCount).toBe(0);
 
-    await flr(B).recordClosed('lab-zvm', 'flr-live');
-    expect(await flr(A).leftovers()).toEqual([]);
+    // A killed instance stops heartbeating: age A's row past the staleness window.
+    await db.query("UPDATE server_instances SET seen_at = now() - interval '1 hour' WHERE instance = $1", [flr(A).instance]);
+    expect(await flr(B).leftovers()).toEqual([expect.objectContaining({ session_id: 'flr-live', site: 'lab-zvm', owner: { pid: process.pid, instance: flr(A).instance } })]);
+    // The next instance to start ends it, audited in the shared table, and it is gone for all.
+    const E = await central.startInstance();
+    await E.http.close();
+    await E.runtime.shutdown();
+    expect(await endedAtStartup('flr-live')).toEqual(['executing', 'executed']);
+    expect(await recorded()).toEqual([]);
   });
 });
 
@@ -137,17 +147,20 @@ describe('an instance switched from state files to central mode', () => {
     // Guarded on another instance, which never saw the file.
     const guarded = ok(await bobB.call('zerto_guard_before_mutate', { tool: 'smb/write_file', args: { server: 'win-app-01', path: 'C:/app/app.ini' } }));
     expect(guarded.guarded).toBe(true);
-    // The crashed run's mount is a leftover for every instance.
-    expect((await B.runtime.built.services.ext.zerto!.flrSessions.leftovers()).map((s) => s.session_id)).toContain('flr-from-stdio');
 
+    // The crashed run's mount is an orphan in the shared registry: D's startup cleanup ends it
+    // (shutdown waits for that cleanup), audited in the shared table.
     await D.http.close();
     await D.runtime.shutdown();
+    const ended = await B.runtime.central!.db.query<{ phase: string }>(
+      "SELECT phase FROM audit_log WHERE tool = 'zerto_end_flr_session' AND line LIKE '%\"session_id\":\"flr-from-stdio\"%' ORDER BY seq");
+    expect(ended.rows.map((r) => r.phase)).toEqual(['executing', 'executed']);
+    expect(await recorded()).not.toContain('flr-from-stdio');
     // A restart on the same folder does not import again: a removal in the database sticks.
     ok(await bobB.call('zerto_remove_mutating_tool', { tool: 'smb/write_file' }));
     const E = await central.startInstance({ stateDir: dir });
     expect(await added(bobB)).not.toContainEqual(expect.objectContaining({ tool: 'smb/write_file' }));
     await E.http.close();
     await E.runtime.shutdown();
-    await B.runtime.built.services.ext.zerto!.flrSessions.recordClosed('lab-zvm', 'flr-from-stdio');
   });
 });
