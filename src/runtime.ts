@@ -7,6 +7,7 @@ import { AuditWriter } from './core/audit-writer.js';
 import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
 import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
+import { FileCatalogStore } from './core/catalog-file-store.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
@@ -37,7 +38,7 @@ export interface RuntimeOptions {
   clock?: () => number;
   /** First restart delay of a downstream server that went down (doubles per attempt); default 500 ms. */
   downstreamBackoffMs?: number;
-  /** Central mode: proposals, rate budgets and the audit log live in this PostgreSQL database. */
+  /** Central mode: proposals, rate budgets, the audit log, catalog additions and FLR sessions live in this PostgreSQL database. */
   databaseUrl?: string;
   /** HTTP mode: the dashboard signs people in with the IdP instead of taking WEB_UI_TOKEN. */
   dashboardSignIn?: import('./dashboard/oidc.js').DashboardSignInConfig;
@@ -78,6 +79,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     (err) => logger.error({ err: String(err) }, 'could not close what the previous process left open in the audit log'),
   );
 
+  // Imported only with a database: the embedded (file) mode never loads pg. Opened before the
+  // Zerto sites, whose FLR session registry lives there too; `tools` is known further down.
+  const central = opts.databaseUrl
+    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, () => tools, () => secrets.knownValues(), logger, opts.clock)
+    : undefined;
+  // What this instance's state files held before central mode stays guarded and reported.
+  await central?.importStateFiles({ catalog: stateFile(settings.auditLogPath, 'catalog'), flrSessions: stateFile(settings.auditLogPath, 'flr-sessions') });
+
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
@@ -91,6 +100,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     });
     const flrSessions = new FlrSessionRegistry({
       path: stateFile(settings.auditLogPath, 'flr-sessions'),
+      ...(central ? { store: central.flrSessions } : {}),
       clients: new Map(sites.map((s) => [s.config.name, s.client])),
       logger,
     });
@@ -113,10 +123,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     });
   }
   const tools = [...ownTools, ...(gateway?.tools ?? [])];
-  // Imported only with a database: the embedded (file) mode never loads pg.
-  const central = opts.databaseUrl
-    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, tools, () => secrets.knownValues(), logger, opts.clock)
-    : undefined;
   // A kill mid-restore leaves a mounted FLR session and perhaps a half-written file: both are
   // cleaned up in the background (startup does not wait on a ZVM), after the audit's own closings.
   const cleanedUp = zerto ? cleanUpAfterEarlierRun(zerto, central?.audit ?? audit, started.closed, logger) : Promise.resolve();
@@ -125,7 +131,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
     ...(opts.extraBuiltInCatalog ?? []),
   ];
-  const catalog = new MutatingCatalog(builtIn, config.app.catalog, stateFile(settings.auditLogPath, 'catalog'));
+  const catalog = new MutatingCatalog(builtIn, config.app.catalog, central?.catalog ?? new FileCatalogStore(stateFile(settings.auditLogPath, 'catalog')));
   for (const problem of catalog.problems) logger.warn({}, problem);
 
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;

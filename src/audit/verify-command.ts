@@ -1,22 +1,60 @@
-// `zerto-rewind-mcp audit verify FILE...`: checks the audit log's hash chain and says, in one
-// line a human can act on, whether it is intact. Exit 0 when intact, 1 when broken, 2 on misuse.
+// `zerto-rewind-mcp audit verify FILE...` / `audit verify --database-url URL`: checks the audit
+// log's hash chain, in files or in central mode's PostgreSQL table, and says in one line a human
+// can act on whether it is intact. Exit 0 when intact, 1 when broken, 2 on misuse or when the
+// log cannot be read at all (then nothing was verified).
 import { verifyAuditFiles, type VerifyReport } from './verify.js';
 
 export const AUDIT_USAGE = `Usage: zerto-rewind-mcp audit verify FILE...
+       zerto-rewind-mcp audit verify --database-url URL
+       zerto-rewind-mcp audit verify            (with DATABASE_URL set)
 
-Checks the hash chain of audit log files. Give rotated files oldest first, e.g.
-  zerto-rewind-mcp audit verify audit.jsonl.2 audit.jsonl.1 audit.jsonl
-Exit status: 0 intact, 1 broken (the first break is printed), 2 usage error.`;
+Checks the hash chain of the audit log: files (give rotated files oldest first, e.g.
+  zerto-rewind-mcp audit verify audit.jsonl.2 audit.jsonl.1 audit.jsonl)
+or central mode's audit_log table in PostgreSQL (--database-url, or DATABASE_URL when no FILE
+is given).
+Exit status: 0 intact, 1 broken (the first break is printed), 2 usage error or unreadable log.`;
 
-export async function runAuditCommand(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
-  const [sub, ...files] = argv;
-  if (sub !== 'verify' || files.length === 0 || files.some((f) => f.startsWith('-'))) {
+type Source = { files: string[] } | { databaseUrl: string } | undefined;
+
+function sourceOf(args: string[], env: Record<string, string | undefined>): Source {
+  const flag = args.indexOf('--database-url');
+  if (flag >= 0) {
+    const url = args[flag + 1];
+    const rest = args.filter((_, i) => i !== flag && i !== flag + 1);
+    // One log at a time: a table and files are separate chains.
+    return url && !url.startsWith('-') && rest.length === 0 ? { databaseUrl: url } : undefined;
+  }
+  if (args.some((f) => f.startsWith('-'))) return undefined;
+  if (args.length) return { files: args };
+  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : undefined;
+}
+
+export async function runAuditCommand(
+  argv: string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const [sub, ...args] = argv;
+  const source = sub === 'verify' ? sourceOf(args, env) : undefined;
+  if (!source) {
     err(`${AUDIT_USAGE}\n`);
     return 2;
   }
-  const report = await verifyAuditFiles(files);
-  out(`${formatReport(report)}\n`);
-  return report.ok ? 0 : 1;
+  if ('files' in source) {
+    const report = await verifyAuditFiles(source.files);
+    out(`${formatReport(report)}\n`);
+    return report.ok ? 0 : 1;
+  }
+  // pg loads only for this form: the file form stays as light as before.
+  const { verifyDatabaseAudit } = await import('./verify-database.js');
+  const result = await verifyDatabaseAudit(source.databaseUrl);
+  if (result.unreadable) {
+    err(`${result.text}\n`);
+    return 2;
+  }
+  out(`${result.text}\n`);
+  return result.ok ? 0 : 1;
 }
 
 export function formatReport(r: VerifyReport): string {

@@ -13,11 +13,11 @@ export interface ChainRow { seq: number | string; line: string; prev_hash: strin
 
 export type ChainVerdict = { ok: true; lines: number } | { ok: false; lines: number; brokenAt: number | string; reason: string };
 
-/** Rows in order: each must link to the one before and hash to what it says. */
-export function verifyChain(rows: Iterable<ChainRow>): ChainVerdict {
+/** Rows in order (a list, or pages streamed from the table): each must link to the one before and hash to what it says. */
+export async function verifyChain(rows: Iterable<ChainRow> | AsyncIterable<ChainRow>): Promise<ChainVerdict> {
   let prev: string | null = null;
   let n = 0;
-  for (const row of rows) {
+  for await (const row of rows) {
     let named: string | null | undefined;
     try {
       named = prevOf(JSON.parse(row.line));

@@ -125,7 +125,7 @@ function compileInputSchema(tool: Tool): (input: unknown) => { valid: true } | {
 /** What the call touches: the bound or named VM(s), their vSphere target, and what guards it. */
 async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readLocations: LocationCache): Promise<Resolution> {
   const readOnly = x.tool.annotations?.readOnlyHint === true;
-  const bound = boundVms(x, args, ctx, readOnly);
+  const bound = await boundVms(x, args, ctx, readOnly);
   const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
   if (homes.length > 1) {
@@ -148,9 +148,11 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
   };
 }
 
-function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readOnly: boolean): Bound {
-  const entry = ctx.services.ext.catalog?.find(x.name);
-  if (entry && !readOnly) {
+async function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readOnly: boolean): Promise<Bound> {
+  // A read never asks the catalog: with the shared catalog unreachable, reads keep working and
+  // only changes fail closed (the lookup rejects as `unavailable`).
+  const entry = readOnly ? undefined : await ctx.services.ext.catalog?.find(x.name);
+  if (entry) {
     const names = vmsFromArgs(args, entry.vm_arg);
     if (names.length === 0) {
       throw new AppError('invalid_input', `'${x.name}' is catalogued with vm_arg '${entry.vm_arg}', but the arguments name no VM there, so the guard cannot tell which VM it changes.`, {

@@ -1,5 +1,7 @@
-// The on-disk record of FLR sessions this server opened and has not closed, so a mount left by a
-// crash can be found and ended later. A small JSON file beside the audit log; every change is a
+// The record of FLR sessions this server opened and has not closed, so a mount left by a crash can
+// be found and ended later. The registry keeps it through FlrSessionRegistryStore: this file's
+// FlrSessionStore (embedded mode) or store/pg's PostgreSQL table (central mode, shared by every
+// instance). The file store is a small JSON file beside the audit log; every change is a
 // read-modify-write (another server process may share the file) written atomically via a temp file
 // and rename, so a crash mid-write never leaves a torn file.
 
@@ -20,12 +22,25 @@ export interface StoredFlrSession {
   owner: { pid: number; instance: string };
 }
 
+/** Where the registry keeps its records. */
+export interface FlrSessionRegistryStore {
+  read(): Promise<StoredFlrSession[]>;
+  add(entry: StoredFlrSession): Promise<void>;
+  remove(site: string, sessionId: string): Promise<void>;
+  /**
+   * Whether the owner is still running, when the store knows better than a local pid check (a
+   * shared store: the owner may be an instance on another host). Answers for owners seen by the
+   * last read(); undefined means "ask the OS about the pid".
+   */
+  ownerAlive?(owner: StoredFlrSession['owner']): boolean | undefined;
+}
+
 interface FileShape {
   version: 1;
   sessions: StoredFlrSession[];
 }
 
-export class FlrSessionStore {
+export class FlrSessionStore implements FlrSessionRegistryStore {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(readonly path: string) {}

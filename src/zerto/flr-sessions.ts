@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import type { ZvmClient } from './client.js';
-import { FlrSessionStore, type StoredFlrSession } from './flr-session-store.js';
+import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } from './flr-session-store.js';
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 
@@ -34,6 +34,8 @@ export type ClientLookup = ReadonlyMap<string, ZvmClient> | ((site: string) => Z
 export interface FlrSessionRegistryOptions {
   /** State file path (the server puts it beside the audit log). */
   path: string;
+  /** Another store than the state file at `path` (central mode: PostgreSQL). */
+  store?: FlrSessionRegistryStore;
   clients: ClientLookup;
   logger?: ZertoLogger;
   /** Injectable for tests; default asks the OS whether the pid exists. */
@@ -43,12 +45,12 @@ export interface FlrSessionRegistryOptions {
 export class FlrSessionRegistry {
   /** Identifies this server process in the state file. */
   readonly instance = randomUUID();
-  private readonly store: FlrSessionStore;
+  private readonly store: FlrSessionRegistryStore;
   private readonly log: ZertoLogger;
   private readonly alive: (pid: number) => boolean;
 
   constructor(private readonly opts: FlrSessionRegistryOptions) {
-    this.store = new FlrSessionStore(opts.path);
+    this.store = opts.store ?? new FlrSessionStore(opts.path);
     this.log = opts.logger ?? SILENT_LOGGER;
     this.alive = opts.isProcessAlive ?? isProcessAlive;
   }
@@ -140,6 +142,8 @@ export class FlrSessionRegistry {
 
   private isOrphan(s: StoredFlrSession): boolean {
     if (s.owner.instance === this.instance) return false;
+    const known = this.store.ownerAlive?.(s.owner);
+    if (known !== undefined) return !known;
     return s.owner.pid === process.pid || !this.alive(s.owner.pid);
   }
 

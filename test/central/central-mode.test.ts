@@ -2,23 +2,14 @@
 // instances in HTTP mode on one database, driven by real MCP clients over Streamable HTTP with
 // tokens from a test issuer. Both instances share proposals, confirmations, rate budgets and the
 // hash-chained audit table.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type TestLab } from '../../src/lab/testing/index.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
-import { envSecretSource } from '../../src/core/secrets.js';
-import { PolicyFileStore } from '../../src/config/policy-store.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import type { TestLab } from '../../src/lab/testing/index.js';
 import { verifyPgAudit } from '../../src/store/pg/pg-audit-sink.js';
-import { errorOf, silentLogger, tempDir } from '../support/harness.js';
-import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
-import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { errorOf } from '../support/harness.js';
+import type { HttpMcpClient } from '../support/http-client.js';
+import type { TestPostgres } from '../support/postgres.js';
+import { startCentral, type Central, type Instance } from './central-fixture.js';
 
-const PUBLIC = 'https://mcp.team.example';
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
 targets:
@@ -30,56 +21,28 @@ rules:
     approval: second_person
 `;
 
+let central: Central;
 let pg: TestPostgres;
-let idp: TestIssuer;
 let lab: TestLab;
-const instances: Array<{ runtime: Runtime; http: McpHttpHandle }> = [];
-const clients: HttpMcpClient[] = [];
-
-async function startInstance(): Promise<{ runtime: Runtime; http: McpHttpHandle }> {
-  const secrets = envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: pg.url });
-  const http = await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger);
-  const inst = { runtime, http };
-  instances.push(inst);
-  return inst;
-}
-
-async function as(user: string, inst: { http: McpHttpHandle }): Promise<HttpMcpClient> {
-  const token = await idp.sign({ sub: user, scope: ALL_SCOPES }, { audience: `${PUBLIC}/mcp` });
-  const c = await connectHttpClient(`${inst.http.listenUrl}/mcp`, token, `client-of-${user}`);
-  clients.push(c);
-  return c;
-}
-
-let A: { runtime: Runtime; http: McpHttpHandle };
-let B: { runtime: Runtime; http: McpHttpHandle };
+let A: Instance;
+let B: Instance;
 let aliceA: HttpMcpClient;
 let aliceB: HttpMcpClient;
 let bobB: HttpMcpClient;
+const startInstance = () => central.startInstance();
 
 beforeAll(async () => {
-  pg = await startTestPostgres();
-  idp = await startTestIssuer();
-  const dir = tempDir('zr-central-');
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  lab = await startLab({ stateDir: dir, policy: new PolicyFileStore(join(dir, 'policy.yaml'), true), env: { TOOLSETS: 'all' } });
+  central = await startCentral({ policy: POLICY });
+  ({ pg, lab } = central);
   A = await startInstance();
   B = await startInstance();
-  aliceA = await as('alice', A);
-  aliceB = await as('alice', B);
-  bobB = await as('bob', B);
+  aliceA = await central.as('alice', A);
+  aliceB = await central.as('alice', B);
+  bobB = await central.as('bob', B);
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of clients) await c.close();
-  for (const i of instances) {
-    await i.http.close().catch(() => undefined);
-    await i.runtime.shutdown().catch(() => undefined);
-  }
-  await lab?.stop();
-  await idp?.close();
-  pg?.destroy();
+  await central?.close();
 });
 
 const removals = () => lab.callLog.find('vcenter:lab-vc1', 'RemoveSnapshot_Task').length;

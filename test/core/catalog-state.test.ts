@@ -5,10 +5,12 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_ADDED, MutatingCatalog } from '../../src/core/catalog.js';
+import { MAX_ADDED, MutatingCatalog, type CatalogEntry } from '../../src/core/catalog.js';
+import { FileCatalogStore } from '../../src/core/catalog-file-store.js';
 import { tempDir } from '../support/harness.js';
 
 const CHILD = fileURLToPath(new URL('../support/catalog-child.mjs', import.meta.url));
+const fileCatalog = (builtIn: CatalogEntry[], path: string) => new MutatingCatalog(builtIn, [], new FileCatalogStore(path));
 const entry = (tool: string) => ({ tool, vm_arg: 'host', platform: 'any' as const, note: '' });
 
 function run(args: string[]): Promise<number> {
@@ -24,47 +26,47 @@ describe('catalog state file', () => {
     const path = join(tempDir('zr-cat-'), 'zerto-rewind-catalog.json');
     const codes = await Promise.all([run([path, 'a', '25']), run([path, 'b', '25'])]);
     expect(codes).toEqual([0, 0]);
-    const tools = new MutatingCatalog([], [], path).list().map((e) => e.tool);
+    const tools = (await fileCatalog([], path).list()).map((e) => e.tool);
     expect(tools).toHaveLength(50);
     expect(new Set(tools).size).toBe(50);
   });
 
-  it("an instance sees another instance's addition, and its own save keeps it", () => {
+  it("an instance sees another instance's addition, and its own save keeps it", async () => {
     const path = join(tempDir('zr-cat-'), 'zerto-rewind-catalog.json');
-    const one = new MutatingCatalog([], [], path);
-    const two = new MutatingCatalog([], [], path);
-    one.add(entry('ssh/exec'));
-    two.add(entry('winrm/run'));
-    expect(one.find('winrm/run')?.source).toBe('added');
+    const one = fileCatalog([], path);
+    const two = fileCatalog([], path);
+    await one.add(entry('ssh/exec'));
+    await two.add(entry('winrm/run'));
+    expect((await one.find('winrm/run'))?.source).toBe('added');
     expect(JSON.parse(readFileSync(path, 'utf8')).added.map((e: { tool: string }) => e.tool)).toEqual(['ssh/exec', 'winrm/run']);
   });
 
-  it('a truncated state file is set aside and reported; startup goes on', () => {
+  it('a truncated state file is set aside and reported; startup goes on', async () => {
     const dir = tempDir('zr-cat-');
     const path = join(dir, 'zerto-rewind-catalog.json');
     writeFileSync(path, '{"version":1,"added":[{"tool":"ssh/ex');
-    const catalog = new MutatingCatalog([entry('power_off_vm')], [], path);
-    expect(catalog.list().map((e) => e.tool)).toEqual(['power_off_vm']);
+    const catalog = fileCatalog([entry('power_off_vm')], path);
+    expect((await catalog.list()).map((e) => e.tool)).toEqual(['power_off_vm']);
     expect(catalog.problems.join(' ')).toMatch(/unreadable .*moved it to .*corrupt-/);
     expect(existsSync(path)).toBe(false);
     expect(readdirSync(dir).some((f) => f.startsWith('zerto-rewind-catalog.json.corrupt-'))).toBe(true);
-    catalog.add(entry('ssh/exec')); // and the catalog works again
-    expect(new MutatingCatalog([], [], path).find('ssh/exec')).toBeDefined();
+    await catalog.add(entry('ssh/exec')); // and the catalog works again
+    expect(await fileCatalog([], path).find('ssh/exec')).toBeDefined();
   });
 
-  it('invalid or repeated entries are dropped on load, each reported', () => {
+  it('invalid or repeated entries are dropped on load, each reported', async () => {
     const path = join(tempDir('zr-cat-'), 'zerto-rewind-catalog.json');
     writeFileSync(path, JSON.stringify({ version: 1, added: [entry('ok/one'), { tool: '', vm_arg: 'host' }, { tool: 'x', vm_arg: 'not a path!' }, 'junk', entry('ok/one'), { ...entry('extra'), evil: true }] }));
-    const catalog = new MutatingCatalog([], [], path);
-    expect(catalog.list().map((e) => e.tool)).toEqual(['ok/one']);
+    const catalog = fileCatalog([], path);
+    expect((await catalog.list()).map((e) => e.tool)).toEqual(['ok/one']);
     expect(catalog.problems).toHaveLength(5);
   });
 
-  it(`holds at most ${MAX_ADDED} added entries`, () => {
+  it(`holds at most ${MAX_ADDED} added entries`, async () => {
     const path = join(tempDir('zr-cat-'), 'zerto-rewind-catalog.json');
     writeFileSync(path, JSON.stringify({ version: 1, added: Array.from({ length: MAX_ADDED + 5 }, (_, i) => entry(`t/${i}`)) }));
-    const catalog = new MutatingCatalog([], [], path);
-    expect(catalog.list()).toHaveLength(MAX_ADDED);
-    expect(() => catalog.add(entry('one/more'))).toThrow(/limit/);
+    const catalog = fileCatalog([], path);
+    expect(await catalog.list()).toHaveLength(MAX_ADDED);
+    await expect(catalog.add(entry('one/more'))).rejects.toThrow(/limit/);
   });
 });

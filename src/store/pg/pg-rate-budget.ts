@@ -2,7 +2,8 @@
 // one table. Counting and recording happen in one transaction under a per-key advisory lock, so
 // two instances cannot both take the last slot.
 import type { RateBudget, RateResult } from '../../core/rate-limiter.js';
-import { unavailable, type Db } from './pg-db.js';
+import type { Db } from './pg-db.js';
+import { inTransaction } from './in-transaction.js';
 
 export class PgRateBudget implements RateBudget {
   constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
@@ -12,30 +13,13 @@ export class PgRateBudget implements RateBudget {
     const key = JSON.stringify([target, category]);
     const now = this.now();
     const cutoff = now - 60_000;
-    let client;
-    try {
-      client = await this.db.connect();
-    } catch (err) {
-      throw unavailable(err);
-    }
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+    return inTransaction(this.db, key, async (client) => {
       await client.query('DELETE FROM rate_events WHERE key = $1 AND at <= $2', [key, cutoff]);
       const { rows } = await client.query<{ n: string; oldest: string | null }>('SELECT count(*) AS n, min(at) AS oldest FROM rate_events WHERE key = $1', [key]);
       const used = Number(rows[0]!.n);
-      if (used >= limitPerMinute) {
-        await client.query('COMMIT');
-        return { ok: false, retryAfterMs: Math.max(1, Number(rows[0]!.oldest) - cutoff) };
-      }
+      if (used >= limitPerMinute) return { ok: false, retryAfterMs: Math.max(1, Number(rows[0]!.oldest) - cutoff) };
       await client.query('INSERT INTO rate_events (key, at) VALUES ($1, $2)', [key, now]);
-      await client.query('COMMIT');
       return { ok: true };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw unavailable(err);
-    } finally {
-      client.release();
-    }
+    });
   }
 }

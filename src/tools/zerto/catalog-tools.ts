@@ -1,6 +1,6 @@
 // The mutating-tool catalog as the agent sees it: which tools (of this and other MCP servers)
 // change a VM, and which argument names the VM. The agent may add entries (kept in a state file
-// beside the audit log, never in config.json) and remove only the entries it added.
+// beside the audit log, or in PostgreSQL in central mode; never in config.json) and remove only the entries it added.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { MutatingCatalog } from '../../core/catalog.js';
@@ -57,7 +57,7 @@ export const zertoListMutatingTools = defineTool({
     return catalogResolution(ctx, 'list the mutating-tool catalog');
   },
   async execute(_args, _resolution, ctx) {
-    return { entries: catalogOf(ctx).list() };
+    return { entries: await catalogOf(ctx).list() };
   },
 });
 
@@ -65,7 +65,7 @@ export const zertoAddMutatingTool = defineTool({
   name: 'zerto_add_mutating_tool',
   title: 'Add a tool to the mutating-tool catalog',
   description:
-    "Adds another MCP server's tool to the guard's catalog, with the argument that names the VM (vm_arg). Stored beside the audit log, kept across restarts; existing entries cannot be changed.",
+    "Adds another MCP server's tool to the guard's catalog, with the argument that names the VM (vm_arg). Stored beside the audit log (central mode: in PostgreSQL), kept across restarts; existing entries cannot be changed.",
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto_catalog',
@@ -82,8 +82,8 @@ export const zertoAddMutatingTool = defineTool({
     return catalogResolution(ctx, `add '${args.tool}' (vm_arg '${args.vm_arg}') to the mutating catalog`, [{ type: 'catalog_entry', name: args.tool }]);
   },
   async execute(args, _resolution, ctx) {
-    const entry = catalogOf(ctx).add({ tool: args.tool, vm_arg: args.vm_arg, platform: args.platform, note: args.note });
-    return { entry, message: `'${args.tool}' is now guarded by zerto_guard_before_mutate (VMs read from '${args.vm_arg}'). Stored in this server's state file, not in config.json.` };
+    const entry = await catalogOf(ctx).add({ tool: args.tool, vm_arg: args.vm_arg, platform: args.platform, note: args.note });
+    return { entry, message: `'${args.tool}' is now guarded by zerto_guard_before_mutate (VMs read from '${args.vm_arg}'). Stored in ${catalogOf(ctx).storedIn}, not in config.json.` };
   },
   async dryRun(args) {
     return { would: `add '${args.tool}' with vm_arg '${args.vm_arg}' to the catalog` };
@@ -106,7 +106,7 @@ export const zertoRemoveMutatingTool = defineTool({
     return catalogResolution(ctx, `remove '${args.tool}' from the mutating catalog`, [{ type: 'catalog_entry', name: args.tool }]);
   },
   async execute(args, _resolution, ctx) {
-    const removed = catalogOf(ctx).remove(args.tool);
+    const removed = await catalogOf(ctx).remove(args.tool);
     return { removed, message: `'${args.tool}' is no longer in the catalog; calls to it pass through the guard unguarded.` };
   },
   async dryRun(args) {

@@ -84,7 +84,7 @@ export const zertoGuardBeforeMutate = defineTool({
       };
     }
     const catalog = ctx.services.ext.catalog;
-    const entry = catalog?.find(args.tool);
+    const entry = await catalog?.find(args.tool);
     if (!entry) {
       // No VM to resolve: the call is decided (and audited) against the first configured site.
       const resolution: Carried<GuardLookup> = {

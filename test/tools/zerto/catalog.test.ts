@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../../src/config/load.js';
 import { envSecretSource } from '../../../src/core/secrets.js';
 import { MutatingCatalog } from '../../../src/core/catalog.js';
+import { FileCatalogStore } from '../../../src/core/catalog-file-store.js';
 import { LAB_CA_FILE } from '../../../src/lab/lab-mode.js';
 import { GuestFileSystems } from '../../../src/lab/guest-files.js';
 import { LAB_CREDENTIALS, LAB_ZERTO_SITES } from '../../../src/lab/topology.js';
@@ -64,7 +65,7 @@ describe('zerto_list / add / remove_mutating_tool against the lab', () => {
     expect(entries(await h.call('zerto_list_mutating_tools'))).toHaveLength(list.length);
     // The catalog itself refuses an entry without vm_arg, whoever calls it.
     const catalog = h.runtime.built.services.ext.catalog!;
-    expect(() => catalog.add({ tool: 'x/y', vm_arg: '', platform: 'any', note: '' })).toThrow(/vm_arg/);
+    await expect(catalog.add({ tool: 'x/y', vm_arg: '', platform: 'any', note: '' })).rejects.toThrow(/vm_arg/);
   });
 
   it('added entries survive a restart on the same state folder, guard after it, and only they can be removed', async () => {
@@ -85,7 +86,7 @@ describe('zerto_list / add / remove_mutating_tool against the lab', () => {
 
     ok(await second.call('zerto_remove_mutating_tool', { tool: 'winrm/run_ps' }));
     expect(entries(await second.call('zerto_list_mutating_tools')).some((e) => e.tool === 'winrm/run_ps')).toBe(false);
-    expect(new MutatingCatalog([], [], statePath).list()).toEqual([]);
+    expect(await new MutatingCatalog([], [], new FileCatalogStore(statePath)).list()).toEqual([]);
     expect(ok(await second.call('zerto_guard_before_mutate', { tool: 'winrm/run_ps', args: { host: 'win-app-01' } })).guarded).toBe(false);
   });
 });

@@ -1,0 +1,43 @@
+// `audit verify` against central mode's audit_log table: connects with the given URL, walks the
+// chain (store/pg/pg-audit-sink.ts) and words the verdict like the file form. The URL's password
+// never appears in the output: the database is named by host, port and name only.
+import pg from 'pg';
+import { verifyPgAudit } from '../store/pg/pg-audit-sink.js';
+
+export interface DatabaseVerdict {
+  ok: boolean;
+  /** The table could not be read (no connection, no table): nothing was verified. */
+  unreadable: boolean;
+  text: string;
+}
+
+export async function verifyDatabaseAudit(url: string): Promise<DatabaseVerdict> {
+  const where = describeUrl(url);
+  if (!where) return { ok: false, unreadable: true, text: 'audit verify: --database-url is not a postgres:// URL.' };
+  const db = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000 });
+  db.on('error', () => undefined);
+  try {
+    const verdict = await verifyPgAudit(db);
+    const table = `audit_log in ${where}`;
+    if (verdict.ok) return { ok: true, unreadable: false, text: `OK: ${table}, ${verdict.lines} rows, chain intact` };
+    return { ok: false, unreadable: false, text: `BROKEN: ${table} row seq ${verdict.brokenAt}: ${verdict.reason}\n(rows before it verified: ${verdict.lines})` };
+  } catch (err) {
+    const why = (err as { code?: string }).code === '42P01'
+      ? 'it has no audit_log table (no server in central mode has run against this database)'
+      : (err as Error).message;
+    return { ok: false, unreadable: true, text: `audit verify: cannot read the audit table in ${where}: ${why}. Nothing was verified.` };
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}
+
+/** host:port/database, without user or password. */
+function describeUrl(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') return undefined;
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname && u.pathname !== '/' ? u.pathname : '/'}`;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,77 @@
+// What the central-mode tests share: a throwaway PostgreSQL, a test OAuth issuer, one simulated
+// lab, and server instances in HTTP mode on that one database, each reached by real MCP clients
+// over Streamable HTTP with tokens for named users. Instances share nothing but the database.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startLab, type TestLab } from '../../src/lab/testing/index.js';
+import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { envSecretSource } from '../../src/core/secrets.js';
+import { PolicyFileStore } from '../../src/config/policy-store.js';
+import { serveHttp } from '../../src/http/serve-http.js';
+import { loadHttpConfig } from '../../src/http/http-config.js';
+import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import { silentLogger, tempDir } from '../support/harness.js';
+import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
+import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+
+export const PUBLIC = 'https://mcp.team.example';
+
+export interface Instance {
+  runtime: Runtime;
+  http: McpHttpHandle;
+}
+
+export interface Central {
+  pg: TestPostgres;
+  idp: TestIssuer;
+  lab: TestLab;
+  /** A server instance in HTTP mode on the shared database; its state files in `stateDir` (default: a fresh folder). */
+  startInstance(opts?: { stateDir?: string }): Promise<Instance>;
+  /** A real MCP client of `inst`, authenticated as `user` with every scope. */
+  as(user: string, inst: Instance): Promise<HttpMcpClient>;
+  close(): Promise<void>;
+}
+
+export async function startCentral(opts: { policy?: string; dirPrefix?: string } = {}): Promise<Central> {
+  const pg = await startTestPostgres();
+  const idp = await startTestIssuer();
+  const dir = tempDir(opts.dirPrefix ?? 'zr-central-');
+  let policy: PolicyFileStore | undefined;
+  if (opts.policy) {
+    writeFileSync(join(dir, 'policy.yaml'), opts.policy);
+    policy = new PolicyFileStore(join(dir, 'policy.yaml'), true);
+  }
+  const lab = await startLab({ stateDir: dir, ...(policy ? { policy } : {}), env: { TOOLSETS: 'all' } });
+  const instances: Instance[] = [];
+  const clients: HttpMcpClient[] = [];
+  return {
+    pg, idp, lab,
+    async startInstance(o = {}) {
+      const secrets = envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials });
+      // Each instance has its own state folder, as on separate hosts: all they share is the database.
+      const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(o.stateDir ?? tempDir('zr-instance-'), 'audit.jsonl') } };
+      const runtime = await startRuntime({ config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: pg.url });
+      const http = await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger);
+      const inst = { runtime, http };
+      instances.push(inst);
+      return inst;
+    },
+    async as(user, inst) {
+      const token = await idp.sign({ sub: user, scope: ALL_SCOPES }, { audience: `${PUBLIC}/mcp` });
+      const c = await connectHttpClient(`${inst.http.listenUrl}/mcp`, token, `client-of-${user}`);
+      clients.push(c);
+      return c;
+    },
+    async close() {
+      for (const c of clients) await c.close();
+      for (const i of instances) {
+        await i.http.close().catch(() => undefined);
+        await i.runtime.shutdown().catch(() => undefined);
+      }
+      await lab.stop();
+      await idp.close();
+      pg.destroy();
+    },
+  };
+}
