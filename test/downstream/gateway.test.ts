@@ -2,7 +2,7 @@
 // filesystem server as guestfs, and a small SDK test server), every proxied call runs the
 // pipeline, and order is proven on the lab's one shared call log (the ZVM's checkpoint insert and
 // the downstream's own report of the call it received), never on timing.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -44,15 +44,6 @@ afterAll(async () => {
   await sink?.close();
 });
 
-async function withPolicy(yaml: string, fn: () => Promise<void>): Promise<void> {
-  writeFileSync(h.policyPath!, yaml);
-  try {
-    await fn();
-  } finally {
-    writeFileSync(h.policyPath!, BASE);
-  }
-}
-
 const downstreamCalls = (since: number, server: string) => callsSince(h, since, `downstream:${server}`, /^call /);
 
 describe('re-export', () => {
@@ -91,7 +82,7 @@ describe('re-export', () => {
 
 describe('the guard before forwarding', () => {
   it('checkpoint: required: the write runs only after a listed checkpoint, and the insert precedes the downstream call', async () => {
-    await withPolicy(REQUIRED, async () => {
+    await h.withPolicy(REQUIRED, async () => {
       const before = mark(h);
       const res = await h.client.callTool({ name: 'tsrv__set_value', arguments: { key: 'k', value: 'v', change_id: 'gw-order-1' } });
       expect(res.isError).toBeFalsy();
@@ -111,7 +102,7 @@ describe('the guard before forwarding', () => {
   });
 
   it('checkpoint: required: a checkpoint that never gets listed means the call is never forwarded', async () => {
-    await withPolicy(REQUIRED, async () => {
+    await h.withPolicy(REQUIRED, async () => {
       const zvm = h.lab.zvms.get('lab-zvm')!;
       const before = mark(h);
       zvmFaults(zvm).lateCheckpoint('never');
@@ -160,7 +151,7 @@ describe('the guard before forwarding', () => {
 
 describe('dry run', () => {
   it('a dry run on the bound VM\'s target forwards nothing and pins nothing, and says what it would do', async () => {
-    await withPolicy(BASE.replace('    destructive: allow', '    destructive: allow\n    dry_run: true'), async () => {
+    await h.withPolicy(BASE.replace('    destructive: allow', '    destructive: allow\n    dry_run: true'), async () => {
       const before = mark(h);
       const r = ok(await h.call('tsrv__set_value', { key: 'k', value: 'v' }));
       expect(r.dry_run).toBe(true);
@@ -188,7 +179,7 @@ describe('unlisted tools and reads', () => {
   });
 
   it('downstream_unlisted: allow lets it through unguarded', async () => {
-    await withPolicy(`${BASE}\ndownstream_unlisted: allow\n`, async () => {
+    await h.withPolicy(`${BASE}\ndownstream_unlisted: allow\n`, async () => {
       const before = mark(h);
       const res = await h.client.callTool({ name: 'free__set_value', arguments: { key: 'k', value: 'v' } });
       expect(res.isError).toBeFalsy();
@@ -199,7 +190,7 @@ describe('unlisted tools and reads', () => {
 
   it('policy rules apply as for this server\'s tools: an unbound server is a target tagged downstream', async () => {
     const rule = `${BASE}\ndownstream_unlisted: allow\nrules:\n  - name: no-downstream-changes\n    match:\n      target_tags: [downstream]\n      tools: [mutate]\n    action: deny\n    unless_override: true\n`;
-    await withPolicy(rule, async () => {
+    await h.withPolicy(rule, async () => {
       const before = mark(h);
       const e = errorOf(await h.call('free__set_value', { key: 'k', value: 'v' }));
       expect(e.code).toBe('policy_denied');
@@ -260,7 +251,7 @@ describe('the advisory guard and the gateway', () => {
 
 describe('two-phase by policy', () => {
   it('downstream_two_phase: true makes a destructiveHint tool a proposal; confirm_action forwards it', async () => {
-    await withPolicy(`${BASE}\ndownstream_two_phase: true\n`, async () => {
+    await h.withPolicy(`${BASE}\ndownstream_two_phase: true\n`, async () => {
       const before = mark(h);
       const proposal = ok(await h.call('tsrv__wipe', { what: 'all' }));
       expect(proposal.state).toBe('pending');

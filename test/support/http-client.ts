@@ -2,6 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallResult } from './harness.js';
+import { testSchemaValidator } from './mcp-client.js';
 import { unfenced } from '../../src/tools/untrusted.js';
 
 export interface HttpMcpClient {
@@ -14,7 +15,7 @@ export async function connectHttpClient(resourceUrl: string, token: string | und
   const transport = new StreamableHTTPClientTransport(new URL(resourceUrl), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(transport);
   await client.listTools();
   return {

@@ -23,6 +23,8 @@ export interface LabHarness {
   auditPath: string;
   /** Set when the harness was given policyYaml: edit it to hot-reload. */
   policyPath?: string;
+  /** Runs fn under another policy (hot-reloaded), then puts the harness's policyYaml back. */
+  withPolicy(yaml: string, fn: () => Promise<void>): Promise<void>;
   auditLines(): Array<Record<string, unknown>>;
   call(name: string, args?: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<CallResult>;
   close(): Promise<void>;
@@ -89,6 +91,15 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),
+    async withPolicy(yaml, fn) {
+      if (!policyPath || opts.policyYaml === undefined) throw new Error('withPolicy needs a harness started with policyYaml');
+      writeFileSync(policyPath, yaml);
+      try {
+        await fn();
+      } finally {
+        writeFileSync(policyPath, opts.policyYaml);
+      }
+    },
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
     async call(name, args = {}, callOpts = {}) {
       const res = await client.callTool({ name, arguments: args }, undefined, {

@@ -5,10 +5,35 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+
+/**
+ * The SDK's own Ajv validator (same options, same checks), compiled once per distinct schema for
+ * every client a test worker makes. A new Client builds a fresh Ajv and compiles every tool's
+ * output schema on tools/list; with a client per harness that was most of a harness's start-up CPU.
+ */
+class CompiledOnce implements jsonSchemaValidator {
+  private readonly ajv = new AjvJsonSchemaValidator();
+  private readonly compiled = new Map<string, JsonSchemaValidator<unknown>>();
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    let validator = this.compiled.get(key);
+    if (!validator) {
+      validator = this.ajv.getValidator<unknown>(schema);
+      this.compiled.set(key, validator);
+    }
+    return validator as JsonSchemaValidator<T>;
+  }
+}
+
+/** Shared by every test client of a worker (in-memory and HTTP). */
+export const testSchemaValidator: jsonSchemaValidator = new CompiledOnce();
 
 export async function connectValidatingClient(server: Server, name: string): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: testSchemaValidator });
   await server.connect(serverSide);
   await client.connect(clientSide);
   await client.listTools();

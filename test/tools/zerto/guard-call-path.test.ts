@@ -2,7 +2,6 @@
 // before anything reaches vCenter or the guest, policy decides what happens when it cannot, and
 // zerto_guard_before_mutate does the same for other servers' tools. Order is proven from the
 // lab's shared call log (one sequence across the simulated ZVM and vCenters).
-import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import {
@@ -35,18 +34,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function withPolicy(yaml: string, fn: () => Promise<void>): Promise<void> {
-  writeFileSync(h.policyPath!, yaml);
-  try {
-    await fn();
-  } finally {
-    writeFileSync(h.policyPath!, BASE);
-  }
-}
-
 describe('policy checkpoint modes', () => {
   it('checkpoint: required denies a change to an unprotected VM before anything reaches vCenter or the guest', async () => {
-    await withPolicy(REQUIRED, async () => {
+    await h.withPolicy(REQUIRED, async () => {
       const before = mark(h);
       const write = errorOf(await h.call('lab_write_guest_file', { vm: 'web-02', path: '/etc/nginx/nginx.conf', content: 'worker_processes 0;\n' }));
       expect(write.code).toBe('not_protected');
@@ -139,7 +129,7 @@ describe('pinning before the change', () => {
   });
 
   it('dry run reports which VPGs and which tag it would pin, and inserts nothing', async () => {
-    await withPolicy(DRY, async () => {
+    await h.withPolicy(DRY, async () => {
       const content = guestText(h, APP01, '/etc/app.conf');
       const before = mark(h);
       const write = ok(await h.call('lab_write_guest_file', { vm: 'app-01', path: '/etc/app.conf', content: 'dry\n', change_id: 'dry-1' }));
