@@ -25,10 +25,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
-// Left to node_modules: pino starts worker threads from its own files, fast-xml-parser is loaded
-// through createRequire on a rare path, undici is a lazy import whose CommonJS tree we gain
-// nothing from re-packing.
-const EXTERNAL = ['pino', 'undici', 'fast-xml-parser', 'ajv', 'ajv-formats'];
+// Left to node_modules: fast-xml-parser is loaded through createRequire on a rare path, undici is
+// a lazy import whose CommonJS tree we gain nothing from re-packing, Ajv loads on first use. pino
+// is bundled: resolving and reading its ~20 CommonJS files was ~10% of a Node 20 start, and only
+// its transports (which we do not use) start workers from files of their own.
+const EXTERNAL = ['undici', 'fast-xml-parser', 'ajv', 'ajv-formats'];
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** import.meta.url -> the URL this module has in the unbundled dist/ tree. */
@@ -43,13 +44,15 @@ const ownFileUrl = {
   },
 };
 
+// Matched on the resolved file, so every way of naming it is caught: the SDK's own relative
+// imports and the package export `@modelcontextprotocol/sdk/validation/ajv` our gateway uses.
+const AJV_PROVIDER = join('@modelcontextprotocol', 'sdk', 'dist', 'esm', 'validation', 'ajv-provider.js');
 const lazyAjv = {
   name: 'lazy-ajv-provider',
-  resolveId(id, importer) {
-    if (id.endsWith('/validation/ajv-provider.js') && importer?.includes(`${sep}@modelcontextprotocol${sep}sdk${sep}`)) {
-      return join(root, 'scripts', 'lazy-ajv-provider.mjs');
-    }
-    return null;
+  async resolveId(id, importer, options) {
+    if (!id.includes('ajv')) return null;
+    const resolved = await this.resolve(id, importer, { ...options, skipSelf: true });
+    return resolved?.id.endsWith(sep + AJV_PROVIDER) ? join(root, 'scripts', 'lazy-ajv-provider.mjs') : null;
   },
 };
 
