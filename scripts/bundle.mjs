@@ -12,7 +12,9 @@
 // - dynamic imports (lab, dashboard, undici) stay separate chunks: `--version` and a plain
 //   stdio start do not load them.
 // - the MCP SDK's Ajv provider is replaced by scripts/lazy-ajv-provider.mjs, which loads Ajv on
-//   first use instead of at startup (Ajv stays in node_modules, required from there).
+//   first use instead of at startup (Ajv stays in node_modules, required from there);
+// - src/tools/precomputed-schemas.ts is replaced by the built-in tools' JSON schemas, converted
+//   here (scripts/precompute-schemas.mjs) instead of at every start.
 // The unbundled tree stays in dist/ for the scripts and tests that import single modules.
 import { rmSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -20,6 +22,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MagicString from 'magic-string';
 import { rolldown } from 'rolldown';
+import { precomputeSchemas, schemasModule } from './precompute-schemas.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -56,6 +59,16 @@ const lazyAjv = {
   },
 };
 
+// The built-in tools' JSON schemas, converted now instead of at every start.
+const PRECOMPUTED = join(src, 'tools', 'precomputed-schemas.ts');
+const schemasSource = schemasModule(await precomputeSchemas(dist));
+const precomputedSchemas = {
+  name: 'precomputed-schemas',
+  load(id) {
+    return id === PRECOMPUTED ? { code: schemasSource, moduleType: 'js' } : null;
+  },
+};
+
 // Earlier bundles' chunks would otherwise pile up beside the new ones.
 for (const f of readdirSync(dist)) if (/^chunk-.*\.js(\.map)?$/.test(f)) rmSync(join(dist, f));
 
@@ -64,7 +77,7 @@ const bundle = await rolldown({
   platform: 'node',
   tsconfig: join(root, 'tsconfig.build.json'),
   external: (id) => builtins.has(id) || EXTERNAL.some((e) => id === e || id.startsWith(`${e}/`)),
-  plugins: [lazyAjv, ownFileUrl],
+  plugins: [lazyAjv, precomputedSchemas, ownFileUrl],
 });
 await bundle.write({
   dir: dist,

@@ -11,6 +11,8 @@ import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
+import { seedSchemas } from './tools/registry.js';
+import { PRECOMPUTED_SCHEMAS } from './tools/precomputed-schemas.js';
 import type { Logger } from './core/logger.js';
 import { createZertoGuard } from './wiring/zerto-guard.js';
 import type { ZertoServices } from './tools/zerto/services.js';
@@ -102,6 +104,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
 
   const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  // This build's own declarations (lab mode's tool included): their schemas were converted at build.
+  seedSchemas(ownTools, PRECOMPUTED_SCHEMAS);
   // Only a configuration whose names could collide refuses the start; the servers are started last
   // (nothing to clean up if the rest fails) and come up in the background, their tools announced
   // with tools/list_changed.
