@@ -29,10 +29,11 @@ const src = join(root, 'src');
 const dist = join(root, 'dist');
 
 // Left to node_modules: fast-xml-parser is loaded through createRequire on a rare path, undici is
-// a lazy import whose CommonJS tree we gain nothing from re-packing, Ajv loads on first use. pino
-// is bundled: resolving and reading its ~20 CommonJS files was ~10% of a Node 20 start, and only
-// its transports (which we do not use) start workers from files of their own.
-const EXTERNAL = ['undici', 'fast-xml-parser', 'ajv', 'ajv-formats'];
+// a lazy import whose CommonJS tree we gain nothing from re-packing, Ajv and re2js
+// (src/core/re2.ts) load on first use. pino is bundled: resolving and reading its ~20 CommonJS
+// files was ~10% of a Node 20 start, and only its transports (which we do not use) start workers
+// from files of their own.
+const EXTERNAL = ['undici', 'fast-xml-parser', 'ajv', 'ajv-formats', 're2js'];
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** import.meta.url -> the URL this module has in the unbundled dist/ tree. */

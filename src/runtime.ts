@@ -21,7 +21,7 @@ import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
 import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
-import { createGateway, type Gateway } from './downstream/gateway.js';
+import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
 
 export interface RuntimeOptions {
@@ -111,6 +111,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // with tools/list_changed.
   let gateway: Gateway | undefined;
   if (config.app.downstream.length) {
+    // Imported only here: the SDK's client side (stdio spawn, Streamable HTTP) is for downstream servers.
+    const { createGateway } = await import('./downstream/gateway.js');
     gateway = createGateway(config.app.downstream, {
       logger, ownTools: ownTools.map((t) => t.name),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
