@@ -8,6 +8,8 @@
 // logs in lazily) and audit log, so it starts as an operator's would, not in lab mode.
 //
 // Usage: npm run build && node scripts/bench-startup.mjs   (BENCH_RUNS=15 to change the count)
+// BENCH_ARGS="--lab" starts the server with those arguments instead (lab mode: the simulated lab
+// comes up in-process first, so that row measures the lab's start as well as the server's).
 // BENCH_BASELINE=/path/to/other/dist/main.js times that build too, in the same rounds (one run of
 // each per round, alternating), and prints the ratio: on a loaded machine the absolute times swing
 // by 2x from minute to minute, the ratio much less.
@@ -21,6 +23,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'dist', 'main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const BASELINE = process.env.BENCH_BASELINE;
+const ARGS = (process.env.BENCH_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 const dir = mkdtempSync(join(tmpdir(), 'zr-bench-start-'));
 writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - name: vc1\n    host: 127.0.0.1\n    port: 9\n    credential_env_prefix: VC1\n');
@@ -51,7 +54,7 @@ function serverRssMb(pid, field = 'VmRSS') {
 function serverRun(main, measureRss) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [main], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main, ...ARGS], { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
     const send = (msg) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     let buf = '';
     let stderr = '';
@@ -143,7 +146,7 @@ try {
     if (BASELINE) await round(BASELINE, base, measureRss);
     nodeFloor.push(await flagRun(undefined, '-e 0'));
   }
-  process.stdout.write(`startup, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
+  process.stdout.write(`startup${ARGS.length ? ` with ${ARGS.join(' ')}` : ''}, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
   process.stdout.write(`node -e 0 until exit (the floor): ${fmt(nodeFloor)}\n`);
   report(MAIN, main);
   if (BASELINE) {
