@@ -3,7 +3,8 @@
 // 1. spawn -> the `initialize` answer on stdout,
 // 2. spawn -> the `tools/list` answer (sent right after `initialized`, as an MCP client does),
 // 3. `--version` and `--help` until the process exits,
-// and reads the server's RSS once it is idle (a second after tools/list, from /proc).
+// and reads the server's RSS once it is idle (a second after tools/list, from /proc) and the CPU
+// time it used until the tools/list answer (also /proc: less sensitive to machine load than wall time).
 // The server runs with a throwaway targets file (one unreachable vCenter, never contacted: the pool
 // logs in lazily) and audit log, so it starts as an operator's would, not in lab mode.
 //
@@ -50,6 +51,21 @@ function serverRssMb(pid, field = 'VmRSS') {
   }
 }
 
+/**
+ * CPU time (user + system, ms) the process has used, from /proc/<pid>/stat: on a shared machine it
+ * moves much less with the load than the wall time does (10 ms ticks; read at the tools/list answer).
+ */
+function serverCpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat; [0] here is field 3 (state).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = 100;
+
 /** One server start: times to the initialize and tools/list answers, then the idle RSS. */
 function serverRun(main, measureRss) {
   return new Promise((resolve, reject) => {
@@ -75,6 +91,7 @@ function serverRun(main, measureRss) {
           send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
         } else if (msg.id === 2) {
           out.list = performance.now() - t0;
+          out.cpu = serverCpuMs(child.pid);
           out.tools = msg.result.tools.length;
           const finish = () => {
             child.stdin.end();
@@ -101,7 +118,7 @@ function flagRun(main, flag) {
 }
 
 function emptySeries() {
-  return { init: [], list: [], rss: [], hwm: [], version: [], help: [], tools: 0 };
+  return { init: [], list: [], cpu: [], rss: [], hwm: [], version: [], help: [], tools: 0 };
 }
 
 async function round(main, series, measureRss) {
@@ -109,6 +126,7 @@ async function round(main, series, measureRss) {
   series.init.push(r.init);
   series.list.push(r.list);
   series.tools = r.tools;
+  if (r.cpu != null) series.cpu.push(r.cpu);
   if (r.rss != null) series.rss.push(r.rss);
   if (r.hwm != null) series.hwm.push(r.hwm);
   series.version.push(await flagRun(main, '--version'));
@@ -126,6 +144,7 @@ const ROWS = [
 function report(label, s) {
   process.stdout.write(`${label}\n`);
   for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${fmt(s[k])}${k === 'list' ? ` (${s.tools} tools)` : ''}\n`);
+  if (s.cpu.length) process.stdout.write(`  server CPU time at tools/list:  median ${median(s.cpu).toFixed(0)} ms (user + system)\n`);
   process.stdout.write(`  server RSS 1 s after tools/list: median ${median(s.rss)} MB (peak VmHWM ${median(s.hwm)} MB)\n`);
 }
 
@@ -153,6 +172,7 @@ try {
     report(`baseline ${BASELINE}`, base);
     process.stdout.write('ratio of medians (this build / baseline):\n');
     for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${(median(main[k]) / median(base[k])).toFixed(2)}x\n`);
+    if (main.cpu.length && base.cpu.length) process.stdout.write(`  CPU time at tools/list:       ${(median(main.cpu) / median(base.cpu)).toFixed(2)}x\n`);
     process.stdout.write(`  idle RSS:                     ${(median(main.rss) / median(base.rss)).toFixed(2)}x\n`);
   }
 } finally {
