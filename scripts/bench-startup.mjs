@@ -3,11 +3,14 @@
 // 1. spawn -> the `initialize` answer on stdout,
 // 2. spawn -> the `tools/list` answer (sent right after `initialized`, as an MCP client does),
 // 3. `--version` and `--help` until the process exits,
-// and reads the server's RSS once it is idle (a second after tools/list, from /proc).
+// and reads the server's RSS once it is idle (a second after tools/list, from /proc) and the CPU
+// time it used until the tools/list answer (also /proc: less sensitive to machine load than wall time).
 // The server runs with a throwaway targets file (one unreachable vCenter, never contacted: the pool
 // logs in lazily) and audit log, so it starts as an operator's would, not in lab mode.
 //
 // Usage: npm run build && node scripts/bench-startup.mjs   (BENCH_RUNS=15 to change the count)
+// BENCH_ARGS="--lab" starts the server with those arguments instead (lab mode: the simulated lab
+// comes up in-process first, so that row measures the lab's start as well as the server's).
 // BENCH_BASELINE=/path/to/other/dist/main.js times that build too, in the same rounds (one run of
 // each per round, alternating), and prints the ratio: on a loaded machine the absolute times swing
 // by 2x from minute to minute, the ratio much less.
@@ -21,6 +24,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'dist', 'main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const BASELINE = process.env.BENCH_BASELINE;
+const ARGS = (process.env.BENCH_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 const dir = mkdtempSync(join(tmpdir(), 'zr-bench-start-'));
 writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - name: vc1\n    host: 127.0.0.1\n    port: 9\n    credential_env_prefix: VC1\n');
@@ -47,11 +51,26 @@ function serverRssMb(pid, field = 'VmRSS') {
   }
 }
 
+/**
+ * CPU time (user + system, ms) the process has used, from /proc/<pid>/stat: on a shared machine it
+ * moves much less with the load than the wall time does (10 ms ticks; read at the tools/list answer).
+ */
+function serverCpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat; [0] here is field 3 (state).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = 100;
+
 /** One server start: times to the initialize and tools/list answers, then the idle RSS. */
 function serverRun(main, measureRss) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [main], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main, ...ARGS], { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
     const send = (msg) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     let buf = '';
     let stderr = '';
@@ -72,6 +91,7 @@ function serverRun(main, measureRss) {
           send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
         } else if (msg.id === 2) {
           out.list = performance.now() - t0;
+          out.cpu = serverCpuMs(child.pid);
           out.tools = msg.result.tools.length;
           const finish = () => {
             child.stdin.end();
@@ -98,7 +118,7 @@ function flagRun(main, flag) {
 }
 
 function emptySeries() {
-  return { init: [], list: [], rss: [], hwm: [], version: [], help: [], tools: 0 };
+  return { init: [], list: [], cpu: [], rss: [], hwm: [], version: [], help: [], tools: 0 };
 }
 
 async function round(main, series, measureRss) {
@@ -106,6 +126,7 @@ async function round(main, series, measureRss) {
   series.init.push(r.init);
   series.list.push(r.list);
   series.tools = r.tools;
+  if (r.cpu != null) series.cpu.push(r.cpu);
   if (r.rss != null) series.rss.push(r.rss);
   if (r.hwm != null) series.hwm.push(r.hwm);
   series.version.push(await flagRun(main, '--version'));
@@ -123,6 +144,7 @@ const ROWS = [
 function report(label, s) {
   process.stdout.write(`${label}\n`);
   for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${fmt(s[k])}${k === 'list' ? ` (${s.tools} tools)` : ''}\n`);
+  if (s.cpu.length) process.stdout.write(`  server CPU time at tools/list:  median ${median(s.cpu).toFixed(0)} ms (user + system)\n`);
   process.stdout.write(`  server RSS 1 s after tools/list: median ${median(s.rss)} MB (peak VmHWM ${median(s.hwm)} MB)\n`);
 }
 
@@ -143,13 +165,14 @@ try {
     if (BASELINE) await round(BASELINE, base, measureRss);
     nodeFloor.push(await flagRun(undefined, '-e 0'));
   }
-  process.stdout.write(`startup, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
+  process.stdout.write(`startup${ARGS.length ? ` with ${ARGS.join(' ')}` : ''}, ${RUNS} runs each, node ${process.version}, load average before ${loadBefore}, after ${load()}\n`);
   process.stdout.write(`node -e 0 until exit (the floor): ${fmt(nodeFloor)}\n`);
   report(MAIN, main);
   if (BASELINE) {
     report(`baseline ${BASELINE}`, base);
     process.stdout.write('ratio of medians (this build / baseline):\n');
     for (const [k, title] of ROWS) process.stdout.write(`  ${title} ${(median(main[k]) / median(base[k])).toFixed(2)}x\n`);
+    if (main.cpu.length && base.cpu.length) process.stdout.write(`  CPU time at tools/list:       ${(median(main.cpu) / median(base.cpu)).toFixed(2)}x\n`);
     process.stdout.write(`  idle RSS:                     ${(median(main.rss) / median(base.rss)).toFixed(2)}x\n`);
   }
 } finally {

@@ -12,7 +12,9 @@
 // - dynamic imports (lab, dashboard, undici) stay separate chunks: `--version` and a plain
 //   stdio start do not load them.
 // - the MCP SDK's Ajv provider is replaced by scripts/lazy-ajv-provider.mjs, which loads Ajv on
-//   first use instead of at startup (Ajv stays in node_modules, required from there).
+//   first use instead of at startup (Ajv stays in node_modules, required from there);
+// - src/tools/precomputed-schemas.ts is replaced by the built-in tools' JSON schemas, converted
+//   here (scripts/precompute-schemas.mjs) instead of at every start.
 // The unbundled tree stays in dist/ for the scripts and tests that import single modules.
 import { rmSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -20,15 +22,18 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MagicString from 'magic-string';
 import { rolldown } from 'rolldown';
+import { precomputeSchemas, schemasModule } from './precompute-schemas.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
-// Left to node_modules: pino starts worker threads from its own files, fast-xml-parser is loaded
-// through createRequire on a rare path, undici is a lazy import whose CommonJS tree we gain
-// nothing from re-packing.
-const EXTERNAL = ['pino', 'undici', 'fast-xml-parser', 'ajv', 'ajv-formats'];
+// Left to node_modules: fast-xml-parser is loaded through createRequire on a rare path, undici is
+// a lazy import whose CommonJS tree we gain nothing from re-packing, Ajv and re2js
+// (src/core/re2.ts) load on first use. pino is bundled: resolving and reading its ~20 CommonJS
+// files was ~10% of a Node 20 start, and only its transports (which we do not use) start workers
+// from files of their own.
+const EXTERNAL = ['undici', 'fast-xml-parser', 'ajv', 'ajv-formats', 're2js'];
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** import.meta.url -> the URL this module has in the unbundled dist/ tree. */
@@ -43,13 +48,25 @@ const ownFileUrl = {
   },
 };
 
+// Matched on the resolved file, so every way of naming it is caught: the SDK's own relative
+// imports and the package export `@modelcontextprotocol/sdk/validation/ajv` our gateway uses.
+const AJV_PROVIDER = join('@modelcontextprotocol', 'sdk', 'dist', 'esm', 'validation', 'ajv-provider.js');
 const lazyAjv = {
   name: 'lazy-ajv-provider',
-  resolveId(id, importer) {
-    if (id.endsWith('/validation/ajv-provider.js') && importer?.includes(`${sep}@modelcontextprotocol${sep}sdk${sep}`)) {
-      return join(root, 'scripts', 'lazy-ajv-provider.mjs');
-    }
-    return null;
+  async resolveId(id, importer, options) {
+    if (!id.includes('ajv')) return null;
+    const resolved = await this.resolve(id, importer, { ...options, skipSelf: true });
+    return resolved?.id.endsWith(sep + AJV_PROVIDER) ? join(root, 'scripts', 'lazy-ajv-provider.mjs') : null;
+  },
+};
+
+// The built-in tools' JSON schemas, converted now instead of at every start.
+const PRECOMPUTED = join(src, 'tools', 'precomputed-schemas.ts');
+const schemasSource = schemasModule(await precomputeSchemas(dist));
+const precomputedSchemas = {
+  name: 'precomputed-schemas',
+  load(id) {
+    return id === PRECOMPUTED ? { code: schemasSource, moduleType: 'js' } : null;
   },
 };
 
@@ -61,7 +78,7 @@ const bundle = await rolldown({
   platform: 'node',
   tsconfig: join(root, 'tsconfig.build.json'),
   external: (id) => builtins.has(id) || EXTERNAL.some((e) => id === e || id.startsWith(`${e}/`)),
-  plugins: [lazyAjv, ownFileUrl],
+  plugins: [lazyAjv, precomputedSchemas, ownFileUrl],
 });
 await bundle.write({
   dir: dist,

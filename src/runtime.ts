@@ -12,6 +12,8 @@ import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer } from './server.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
+import { seedSchemas } from './tools/registry.js';
+import { PRECOMPUTED_SCHEMAS } from './tools/precomputed-schemas.js';
 import type { Logger } from './core/logger.js';
 import { createZertoGuard } from './wiring/zerto-guard.js';
 import type { ZertoServices } from './tools/zerto/services.js';
@@ -20,7 +22,7 @@ import { TargetPool } from './vsphere/target-pool.js';
 import { FlrSessionRegistry, ZvmClient, withSiteDefaults } from './zerto/index.js';
 import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
-import { createGateway, type Gateway } from './downstream/gateway.js';
+import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
 
 export interface RuntimeOptions {
@@ -112,11 +114,15 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
 
   const ownTools = [...ALL_TOOLS, ...(opts.extraTools ?? [])];
+  // This build's own declarations (lab mode's tool included): their schemas were converted at build.
+  seedSchemas(ownTools, PRECOMPUTED_SCHEMAS);
   // Only a configuration whose names could collide refuses the start; the servers are started last
   // (nothing to clean up if the rest fails) and come up in the background, their tools announced
   // with tools/list_changed.
   let gateway: Gateway | undefined;
   if (config.app.downstream.length) {
+    // Imported only here: the SDK's client side (stdio spawn, Streamable HTTP) is for downstream servers.
+    const { createGateway } = await import('./downstream/gateway.js');
     gateway = createGateway(config.app.downstream, {
       logger, ownTools: ownTools.map((t) => t.name),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),

@@ -82,19 +82,39 @@ export interface ListedTool {
   annotations: Omit<ReturnType<typeof annotationsOf>, 'title'>;
 }
 
+/** The advertised JSON schemas of a declared tool, as `listed` derives them from its zod schemas. */
+export interface ListedSchemas {
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
 export function listed(tool: AnyTool): ListedTool {
   if (tool.listing) {
     const { inputSchema, outputSchema, annotations } = tool.listing;
     return { name: tool.name, title: tool.title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations };
   }
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(advertisedOutput(tool), 'output'),
-    annotations: hintsOf(tool),
-  };
+  const { inputSchema, outputSchema } = converted.get(tool) ?? listedSchemas(tool);
+  return { name: tool.name, title: tool.title, description: tool.description, inputSchema, outputSchema, annotations: hintsOf(tool) };
+}
+
+/** Schemas converted ahead of time (at build), by declaration: see seedSchemas. */
+const converted = new WeakMap<AnyTool, ListedSchemas>();
+
+/** The zod -> JSON Schema conversion behind `listed` (also what the build precomputes). */
+export function listedSchemas(tool: AnyTool): ListedSchemas {
+  return { inputSchema: jsonSchema(tool.input, 'input'), outputSchema: jsonSchema(advertisedOutput(tool), 'output') };
+}
+
+/**
+ * Lets `listed` use schemas converted at build time for these declarations, matched by name. Only
+ * for this build's own declarations (a table from the same build): a tool that is not in the
+ * table, or has its own `listing`, is converted as before.
+ */
+export function seedSchemas(tools: readonly AnyTool[], table: Readonly<Record<string, ListedSchemas>>): void {
+  for (const tool of tools) {
+    const pre = Object.hasOwn(table, tool.name) ? table[tool.name] : undefined;
+    if (pre && !tool.listing) converted.set(tool, pre);
+  }
 }
 
 /** The four hints; the display name is the tool's own `title`, so annotations do not repeat it. */

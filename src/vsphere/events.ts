@@ -4,7 +4,7 @@
 // and de-duplicated on key. `entity_name` is a model-supplied regex, so it runs on re2js (linear
 // time), never on `new RegExp`.
 
-import { RE2JS } from 're2js';
+import { re2, type RE2JS } from '../core/re2.js';
 import { AppError } from '../core/errors.js';
 import { parseTime, scrollCollector } from './history-collector.js';
 import type { CallOptions } from './soap/transport.js';
@@ -54,7 +54,7 @@ export interface EventResult {
 /** Compiles a model-supplied pattern on the linear-time engine; a bad pattern is invalid_input. */
 export function compileSafeRegex(pattern: string, field: string): RE2JS {
   try {
-    return RE2JS.compile(pattern);
+    return re2().compile(pattern);
   } catch (err) {
     throw new AppError('invalid_input', `${field} is not a valid RE2 regular expression: ${(err as Error).message}`, {
       details: { field },

@@ -2,14 +2,14 @@
 // inventory-path subtrees (folder, resource pool) and ISO-8601 time bounds. Patterns come from the
 // model, so they compile on re2js (linear time) and are checked while the arguments are parsed:
 // a bad pattern is an invalid_input naming the field and the problem, before any target is asked.
-import { RE2JS } from 're2js';
+import { re2, type RE2JS } from '../../core/re2.js';
 import { z } from 'zod';
 import { NameRegexArg } from '../args.js';
 
 /** The RE2 compile error of `pattern`, or undefined when it compiles. */
 export function re2Problem(pattern: string): string | undefined {
   try {
-    RE2JS.compile(pattern);
+    re2().compile(pattern);
     return undefined;
   } catch (err) {
     return (err as Error).message;
@@ -41,7 +41,7 @@ export const EntityNameRegexArg = checkedRe2(
 
 /** Compiles a pattern the schema already accepted. */
 export function compileRe2(pattern: string): RE2JS {
-  return RE2JS.compile(pattern);
+  return re2().compile(pattern);
 }
 
 export { IsoTimeArg } from '../args.js';
