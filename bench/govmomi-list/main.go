@@ -12,7 +12,7 @@
 // govmomi, the HTTP floor and our product call by call on a shared, noisy machine.
 //
 // Built by scripts/bench-list-vms.mjs with GOPATH=/usr/share/gocode GO111MODULE=off, like the
-// vcsim launcher.
+// vcsim launcher; the login is test/govlogin's, shared with the conformance client.
 package main
 
 import (
@@ -26,13 +26,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
-	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"../../test/govlogin"
 )
 
 func fail(err error) {
@@ -55,19 +55,14 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	sc := soap.NewClient(u, false)
-	if *caFile != "" {
-		if err := sc.SetRootCAs(*caFile); err != nil {
-			fail(err)
-		}
+	if *caFile == "" {
+		fail(fmt.Errorf("-ca is required: the bench checks the server certificate as our client does"))
 	}
-	c, err := vim25.NewClient(ctx, sc)
+	gc, err := govlogin.Login(ctx, u, url.UserPassword(*user, *password), *caFile)
 	if err != nil {
 		fail(err)
 	}
-	if err := session.NewManager(c).Login(ctx, url.UserPassword(*user, *password)); err != nil {
-		fail(err)
-	}
+	c := gc.Client
 
 	kinds := []string{"VirtualMachine"}
 	props := []types.PropertySpec{{Type: "VirtualMachine", PathSet: strings.Split(*vmPaths, ",")}}

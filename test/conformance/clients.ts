@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const GO_SRC = join(ROOT, 'test', 'conformance', 'govmomi');
+const GO_LOGIN = join(ROOT, 'test', 'govlogin');
 const PY_SCRIPT = join(ROOT, 'test', 'conformance', 'pyvmomi', 'conformance.py');
 const BUILD_DIR = join(ROOT, '.vcsim-build');
 const BINARY = join(BUILD_DIR, 'govmomi-conformance');
@@ -33,8 +34,9 @@ export interface Endpoint {
   scheme: string;
 }
 
+/** The client's own files and the login it shares with the bench (test/govlogin). */
 function newestSource(): number {
-  return Math.max(...readdirSync(GO_SRC).map((f) => statSync(join(GO_SRC, f)).mtimeMs));
+  return Math.max(...[GO_SRC, GO_LOGIN].flatMap((dir) => readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs)));
 }
 
 export function buildGovmomiClient(): string {

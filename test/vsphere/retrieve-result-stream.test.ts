@@ -154,3 +154,57 @@ describe('seeded random documents', () => {
     }
   });
 });
+
+describe('a long page is not held', () => {
+  // The recorded vcsim page (four VMs with markup) with its `objects` elements repeated: each row
+  // is decoded and its text dropped, so the reader holds one chunk plus one element, never the
+  // page; a page that leaves the focused decoder late keeps its decoded rows, not their text.
+  const one = readFileSync(new URL('vcsim-retrieve-vms-markup.xml', FIXTURES), 'utf8');
+  const start = one.indexOf('<objects>');
+  const end = one.lastIndexOf('</objects>') + '</objects>'.length;
+  const block = one.slice(start, end); // four `objects` elements
+  const element = Math.max(...block.split('</objects>').map((e) => e.length + '</objects>'.length));
+  const page = (n: number, last = block) => one.slice(0, start) + `${block}\n`.repeat(n - 1) + last + one.slice(end);
+  const CHUNK = 16 * 1024;
+
+  /** Feeds `xml` in CHUNK-byte pieces; returns the reader and the most text it held after a write. */
+  function feed(xml: string): { reader: RetrieveResultStream; held: number[] } {
+    const bytes = new TextEncoder().encode(xml);
+    const reader = new RetrieveResultStream();
+    const held: number[] = [];
+    for (let at = 0; at < bytes.length; at += CHUNK) {
+      reader.write(bytes.subarray(at, at + CHUNK));
+      held.push(reader.heldChars);
+    }
+    return { reader, held };
+  }
+
+  it('streams 240 rows (2 MB) holding under one element plus one chunk of text', () => {
+    const xml = page(60);
+    const { reader, held } = feed(xml);
+    expect(xml.length).toBeGreaterThan(60 * block.length);
+    expect(Math.max(...held)).toBeLessThan(element + CHUNK + start);
+    const out = reader.end();
+    expect(reader.streamed).toBe(true);
+    expect('value' in out && out.value.objects.length).toBe(240);
+    expect(`page:${canon('value' in out ? out.value : out)}`).toBe(generic(xml));
+  });
+
+  it('a page refused at its last row keeps the rows before it decoded, with the generic result', () => {
+    const lastRow = block.lastIndexOf('<objects>');
+    const odd = block.slice(0, lastRow) + block.slice(lastRow).replace('</name>', '<!-- a comment the focused decoder refuses --></name>');
+    const xml = page(12, odd);
+    const { reader, held } = feed(xml);
+    // Up to the refused row nothing but text that is no row was held; from it on, the rest of the page.
+    expect(Math.max(...held)).toBeLessThan(2 * element + CHUNK + start);
+    expect(reader.streamed).toBe(false);
+    const out = reader.end();
+    expect('value' in out && out.value.objects.length).toBe(48);
+    const want = generic(xml);
+    expect(`page:${canon('value' in out ? out.value : out)}`).toBe(want);
+    const bytes = new TextEncoder().encode(xml);
+    fc.assert(fc.property(cutsFor(bytes.length), (cuts) => {
+      expect(streamed(bytes, cuts).result).toBe(want);
+    }), { numRuns: 10 });
+  });
+});

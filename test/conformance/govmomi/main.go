@@ -18,7 +18,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/vmware/govmomi"
+	"../../govlogin"
 )
 
 type result struct {
@@ -44,7 +44,7 @@ func main() {
 	}
 	ctx := context.Background()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	c, err := govmomi.NewClient(cctx, u, true)
+	c, err := govlogin.Login(cctx, u, u.User, "")
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "conformance: login failed: %v\n", err)
