@@ -28,7 +28,9 @@ afterEach(async () => {
 });
 
 async function call(s: OutsideServer, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const r = await s.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+  const r = await s.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }).catch((err: unknown) => {
+    throw new Error(`${name}: ${String(err)}; the server's stderr:\n${s.stderr() || '(empty)'}`, { cause: err });
+  });
   const data = (r.structuredContent as Record<string, unknown> | undefined) ?? {};
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
   return data;

@@ -49,7 +49,7 @@ export function configureServerForLab(lab: TestLab, dir: string, extraEnv: Recor
       ZERTO_REWIND_CONFIG: join(conf, 'config.json'),
       POLICY_FILE: LAB_POLICY_FILE,
       AUDIT_LOG_PATH: auditPath,
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: 'warn',
       ...lab.env,
       ...extraEnv,
     },
@@ -70,7 +70,12 @@ export async function startOutsideServer(cfg: OutsideServerConfig): Promise<Outs
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
   const client = new Client({ name: 'fault-test', version: '1.0.0' });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    // A server that dies while starting says why on stderr: put it in the failure.
+    throw new Error(`the server did not start (${String(err)}); its stderr:\n${stderr || '(empty)'}`, { cause: err });
+  }
   return {
     client, pid: transport.pid!, stderr: () => stderr,
     close: () => client.close(),
