@@ -29,6 +29,8 @@ function sourceOf(args: string[], env: Record<string, string | undefined>): Sour
   return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : undefined;
 }
 
+// `zerto-rewind-mcp audit verify` is a command of its own: main.ts runs it instead of the MCP
+// server (no transport is ever opened), so stdout is its report, as for `check` and `--version`.
 export async function runAuditCommand(
   argv: string[],
   out: (s: string) => void = (s) => process.stdout.write(s),

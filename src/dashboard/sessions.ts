@@ -46,11 +46,7 @@ export class DashboardSessions {
 
   /** Stores a login attempt; returns the cookie value that names it. */
   startLogin(attempt: Omit<LoginAttempt, 'expiresAt'>): string {
-    this.sweep();
-    while (this.logins.size >= MAX_LOGINS) this.logins.delete(this.logins.keys().next().value!);
-    const id = newId();
-    this.logins.set(digest(id), { ...attempt, expiresAt: this.now() + LOGIN_TTL_MS });
-    return id;
+    return this.insert(this.logins, MAX_LOGINS, { ...attempt, expiresAt: this.now() + LOGIN_TTL_MS });
   }
 
   /** The attempt named by the request's login cookie, removed: a callback is single use. */
@@ -65,11 +61,16 @@ export class DashboardSessions {
 
   /** Creates a session; returns the cookie value that names it. */
   create(principal: Principal, name: string): string {
-    this.sweep();
-    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    const id = newId();
     const now = this.now();
-    this.sessions.set(digest(id), { principal, name, createdAt: now, lastSeen: now });
+    return this.insert(this.sessions, MAX_SESSIONS, { principal, name, createdAt: now, lastSeen: now });
+  }
+
+  /** Stores `entry` under a new cookie value (the oldest entry goes at the cap); returns the value. */
+  private insert<T>(map: Map<string, T>, max: number, entry: T): string {
+    this.sweep();
+    while (map.size >= max) map.delete(map.keys().next().value!);
+    const id = newId();
+    map.set(digest(id), entry);
     return id;
   }
 
