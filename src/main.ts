@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// The only file that touches the process: flags and environment -> configuration -> logger ->
-// runtime -> stdio. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
+// The only file that touches the process: flags and environment -> configuration -> (stdio: the
+// MCP session opens here) -> logger -> runtime -> serving. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
 // sessions this process opened and flushes the audit log.
 import { HELP, parseArgs } from './cli.js';
 import { VERSION } from './version.js';
 import type { LoadedConfig } from './config/load.js';
 import type { Runtime, RuntimeOptions } from './runtime.js';
+import type { SecretSource } from './core/secrets.js';
+import type { Logger } from './core/logger.js';
 
 /**
  * Node's on-disk cache of compiled modules (Node >= 22.1): a warm start then skips compiling the
@@ -52,16 +54,11 @@ async function main(): Promise<number> {
   // Everything below loads only now: --help and --version answer without the SDK, zod or a client.
   enableCompileCache();
   limitHeapGrowth();
-  const [{ StdioServerTransport }, { loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { createLogger }, { startRuntime }, { frameStdin, MAX_MESSAGE_BYTES, tieToTransport }] =
-    await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('./config/load.js'),
-      import('./config/problems.js'),
-      import('./core/secrets.js'),
-      import('./log.js'),
-      import('./runtime.js'),
-      import('./transport-lifecycle.js'),
-    ]);
+  const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }] = await Promise.all([
+    import('./config/load.js'),
+    import('./config/problems.js'),
+    import('./core/secrets.js'),
+  ]);
 
   let env: Record<string, string | undefined> = { ...process.env };
   // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode.
@@ -75,6 +72,8 @@ async function main(): Promise<number> {
       return 1;
     }
   }
+  // The configuration is complete before MCP is spoken: a broken setup exits with every problem
+  // listed, and what `initialize` advertises comes from the configuration that runs.
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
   let labExtras: Pick<RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
@@ -107,30 +106,95 @@ async function main(): Promise<number> {
   // The shorthand's inline password arrives as a *_PASSWORD variable and is redacted as one; its
   // user name is not a secret (redacting 'admin' would shred every result that mentions it).
   const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials });
-  const logger = createLogger(config.settings.logLevel, () => secrets.knownValues());
-  for (const w of config.warnings) logger.warn({}, w);
-  for (const n of config.notices) logger.info({}, n);
+  const run: Startup = {
+    config, secrets, env, ...(stopLab ? { stopLab } : {}),
+    runtimeOptions: {
+      ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+      ...(http?.dashboardSignIn ? { dashboardSignIn: http.dashboardSignIn } : {}),
+    },
+  };
 
   if (opts.command === 'check') {
-    const { runCheck } = await import('./check/run-check.js');
+    // The logger only says the configuration's warnings here; the check reports on stdout.
+    const [, { runCheck }] = await Promise.all([startLogger(run), import('./check/run-check.js')]);
     const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env });
     await stopLab?.();
     return code;
   }
+  return http ? serveHttp(run, http) : serveStdio(run, opts.lab);
+}
 
-  let runtime: Runtime;
-  try {
-    runtime = await startRuntime({
-      config, secrets, logger, ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
-      ...(http?.dashboardSignIn ? { dashboardSignIn: http.dashboardSignIn } : {}),
-    });
-  } catch (err) {
-    process.stderr.write(`zerto-rewind-mcp: ${(err as Error).message}\n`);
-    await stopLab?.();
-    return 1;
-  }
+/** What every mode starts from: the loaded configuration and how to start the runtime. */
+interface Startup {
+  config: LoadedConfig;
+  secrets: SecretSource;
+  env: Record<string, string | undefined>;
+  stopLab?: () => Promise<void>;
+  runtimeOptions: Omit<RuntimeOptions, 'config' | 'secrets' | 'logger'>;
+}
 
-  if (!http && process.stdin.isTTY) {
+/** pino to stderr, loaded only now (stdio has answered `initialize` by then); the config's warnings go first. */
+async function startLogger(run: Startup): Promise<Logger> {
+  const { createLogger } = await import('./log.js');
+  const logger = createLogger(run.config.settings.logLevel, () => run.secrets.knownValues());
+  for (const w of run.config.warnings) logger.warn({}, w);
+  for (const n of run.config.notices) logger.info({}, n);
+  return logger;
+}
+
+/** A runtime that did not start, said without any secret (this text reaches the client too). */
+async function startFailure(run: Startup, err: unknown): Promise<string> {
+  const { redactString } = await import('./core/redact.js');
+  return redactString((err as Error).message ?? String(err), run.secrets.knownValues());
+}
+
+/**
+ * stdio: the MCP session opens before the tools load, so `initialize` is answered while the
+ * runtime starts (about 100 ms sooner on Node 20); tool requests wait at the startup gate and go
+ * through once it is ready, or are answered with the reason it did not start.
+ */
+async function serveStdio(run: Startup, lab: boolean): Promise<number> {
+  const [{ StdioServerTransport }, { newMcpServer, toolListChanges }, { frameStdin, MAX_MESSAGE_BYTES, tieToTransport }, { startupGate }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('./server-identity.js'),
+    import('./transport-lifecycle.js'),
+    import('./startup-gate.js'),
+  ]);
+  let logger: Logger | undefined;
+  let runtime: Runtime | undefined;
+  // Settles once the runtime is up (true) or its failure has been reported (false); never rejects.
+  let started: Promise<boolean> = Promise.resolve(true);
+
+  // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
+  const framed = frameStdin(process.stdin, {
+    reply: (line) => process.stdout.write(line),
+    onOversized: (o) => logger?.warn(o, 'refused a JSON-RPC message over the size limit'),
+  });
+  const gate = startupGate(framed, (line) => process.stdout.write(line));
+  const listChanged = toolListChanges(run.config);
+  const server = newMcpServer(listChanged);
+  const transport = new StdioServerTransport(gate.output, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
+
+  let stopping: Promise<number> | undefined;
+  // A stop while the runtime starts waits for it: what it opened (audit line, FLR cleanup) is closed.
+  const shutdown = (reason: string): Promise<number> => {
+    stopping ??= (async () => {
+      if (!(await started)) return 1;
+      logger?.info({ reason }, 'shutting down');
+      await runtime?.shutdown(reason).catch((err) => logger?.error({ err: String(err) }, 'shutdown failed'));
+      await run.stopLab?.().catch(() => undefined);
+      return 0;
+    })();
+    return stopping;
+  };
+  const exitAfter = (reason: string): Promise<void> => shutdown(reason).then(exitWhenWritten);
+  tieToTransport(server, exitAfter, process.stdout);
+  // The stdio transport does not notice the client leaving; stdin ending is that signal.
+  process.stdin.on('end', () => void exitAfter('stdin closed'));
+  process.on('SIGINT', () => void exitAfter('SIGINT'));
+  process.on('SIGTERM', () => void exitAfter('SIGTERM'));
+
+  if (process.stdin.isTTY) {
     process.stderr.write(
       `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
         'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
@@ -138,46 +202,66 @@ async function main(): Promise<number> {
         'Press Ctrl+C to stop.\n',
     );
   }
+  await server.connect(transport);
+  // One turn of the event loop first: Node 22's module loader reads and compiles synchronously, so
+  // an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
+  await new Promise((resolve) => setImmediate(resolve));
 
+  started = (async () => {
+    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
+    logger = startedLogger;
+    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: { server, listChanged } });
+    gate.open();
+    logger.info({ tools: runtime.built.tools.length, lab }, 'ready');
+    return true;
+  })().catch(async (err: unknown) => {
+    const reason = await startFailure(run, err);
+    process.stderr.write(`zerto-rewind-mcp: ${reason}\n`);
+    gate.fail(reason);
+    await run.stopLab?.().catch(() => undefined);
+    return false;
+  });
+  if (!(await started)) exitWhenWritten(1);
+  return -1;
+}
+
+/** Exits once stdout has written everything before (stdout to a pipe is asynchronous off Linux). */
+function exitWhenWritten(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+/** HTTP mode: the runtime starts, then the endpoint listens; a failure of either exits 1. */
+async function serveHttp(run: Startup, http: import('./http/http-config.js').HttpConfig): Promise<number> {
+  const [logger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
+  let runtime: Runtime;
+  try {
+    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions });
+  } catch (err) {
+    process.stderr.write(`zerto-rewind-mcp: ${await startFailure(run, err)}\n`);
+    await run.stopLab?.();
+    return 1;
+  }
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
       await runtime.shutdown(reason).catch((err) => logger.error({ err: String(err) }, 'shutdown failed'));
-      await stopLab?.().catch(() => undefined);
+      await run.stopLab?.().catch(() => undefined);
     })();
     return stopping;
   };
-
-  if (http) {
-    const { serveHttp } = await import('./http/serve-http.js');
-    let endpoint: Awaited<ReturnType<typeof serveHttp>>;
-    try {
-      endpoint = await serveHttp(runtime, http, logger);
-    } catch (err) {
-      process.stderr.write(`zerto-rewind-mcp: HTTP endpoint did not start: ${(err as Error).message}\n`);
-      await shutdown('HTTP start failed');
-      return 1;
-    }
-    const stop = (reason: string) => void endpoint.close().then(() => shutdown(reason)).then(() => process.exit(0));
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    return -1;
+  const { serveHttp: listen } = await import('./http/serve-http.js');
+  let endpoint: Awaited<ReturnType<typeof listen>>;
+  try {
+    endpoint = await listen(runtime, http, logger);
+  } catch (err) {
+    process.stderr.write(`zerto-rewind-mcp: HTTP endpoint did not start: ${(err as Error).message}\n`);
+    await shutdown('HTTP start failed');
+    return 1;
   }
-
-  // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
-  const stdin = frameStdin(process.stdin, {
-    reply: (line) => process.stdout.write(line),
-    onOversized: (o) => logger.warn(o, 'refused a JSON-RPC message over the size limit'),
-  });
-  const transport = new StdioServerTransport(stdin, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
-  tieToTransport(runtime.built.server, (reason) => shutdown(reason).then(() => process.exit(0)), process.stdout);
-  // The stdio transport does not notice the client leaving; stdin ending is that signal.
-  process.stdin.on('end', () => void shutdown('stdin closed').then(() => process.exit(0)));
-  process.on('SIGINT', () => void shutdown('SIGINT').then(() => process.exit(0)));
-  process.on('SIGTERM', () => void shutdown('SIGTERM').then(() => process.exit(0)));
-  await runtime.built.server.connect(transport);
-  logger.info({ tools: runtime.built.tools.length, lab: opts.lab }, 'ready');
+  const stop = (reason: string) => void endpoint.close().then(() => shutdown(reason)).then(() => process.exit(0));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   return -1;
 }
 

@@ -9,7 +9,8 @@ import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import { FileCatalogStore } from './core/catalog-file-store.js';
 import type { SecretSource } from './core/secrets.js';
-import { buildServer, type BuiltServer } from './server.js';
+import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
+import { toolListChanges } from './server-identity.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
 import { seedSchemas } from './tools/registry.js';
@@ -44,6 +45,8 @@ export interface RuntimeOptions {
   databaseUrl?: string;
   /** HTTP mode: the dashboard signs people in with the IdP instead of taking WEB_UI_TOKEN. */
   dashboardSignIn?: import('./dashboard/oidc.js').DashboardSignInConfig;
+  /** stdio: the session main.ts opened before the runtime started (it has answered `initialize`). */
+  openedSession?: ServerDeps['openedSession'];
 }
 
 export interface Runtime {
@@ -120,7 +123,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // (nothing to clean up if the rest fails) and come up in the background, their tools announced
   // with tools/list_changed.
   let gateway: Gateway | undefined;
-  if (config.app.downstream.length) {
+  if (toolListChanges(config)) {
     // Imported only here: the SDK's client side (stdio spawn, Streamable HTTP) is for downstream servers.
     const { createGateway } = await import('./downstream/gateway.js');
     gateway = createGateway(config.app.downstream, {
@@ -151,6 +154,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     logger,
     tools,
     ...(gateway ? { dynamicTools: gateway.dynamic } : {}),
+    ...(opts.openedSession ? { openedSession: opts.openedSession } : {}),
     confirmationTtlSeconds: config.confirmationTtlSeconds,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(zerto ? { guard: createZertoGuard(zerto, vsphere) } : {}),

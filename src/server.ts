@@ -1,7 +1,7 @@
 // buildServer(deps): the composition root shared by main.ts and the tests. It wires the vendor
 // clients, the guard, the stores and the tool declarations into one MCP server, and nothing in it
 // touches the process (no env reads, no stdio, no signals).
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
@@ -21,10 +21,9 @@ import { listed, selectDynamic, selectTools } from './tools/registry.js';
 import type { ServiceExtensions, ToolServices } from './tools/services.js';
 import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
-import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { newMcpServer } from './server-identity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { unknownToolMessage } from './tools/unknown-tool.js';
-import { VERSION } from './version.js';
 import { mcpIdentity } from './core/identity.js';
 
 export interface ServerDeps {
@@ -50,6 +49,12 @@ export interface ServerDeps {
     rateLimiter: RateBudget;
     proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
   };
+  /**
+   * The stdio session's server, opened before the runtime started so that `initialize` is answered
+   * while the tools load (main.ts; requests wait at its startup gate). `listChanged` is what it
+   * advertised, which must match whether dynamic tools are given. Default: a new server.
+   */
+  openedSession?: { server: Server; listChanged: boolean };
 }
 
 /** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
@@ -123,14 +128,17 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   // services: one pending queue, one rate budget, one audit sink.
   const sessions = new Set<Server>();
   const newServer = (): Server => {
-    const s = new Server(
-      { name: 'zerto-rewind-mcp', title: 'Zerto Rewind (vSphere + Zerto guard)', version: VERSION },
-      { capabilities: { tools: dynamic ? { listChanged: true } : {} }, instructions: SERVER_INSTRUCTIONS },
-    );
+    const s = newMcpServer(dynamic !== undefined);
     attachHandlers(s, deps, services, live, inFlight);
     return s;
   };
-  const server = newServer();
+  const adopt = ({ server: s, listChanged }: { server: Server; listChanged: boolean }): Server => {
+    // A client told "the list never changes" would miss the gateway's tools: refuse, do not guess.
+    if (listChanged !== (dynamic !== undefined)) throw new Error(`the opened MCP session advertised listChanged=${listChanged}, but dynamic tools are ${dynamic ? '' : 'not '}configured`);
+    attachHandlers(s, deps, services, live, inFlight);
+    return s;
+  };
+  const server = deps.openedSession ? adopt(deps.openedSession) : newServer();
   dynamic?.onChange(() => {
     refresh();
     for (const s of [server, ...sessions]) void s.sendToolListChanged().catch(() => undefined);

@@ -1,0 +1,92 @@
+// stdio answers `initialize` while the runtime is still starting (main.ts, src/startup-gate.ts).
+// The runtime is held at a known step: DATABASE_URL points at a TCP port that accepts and never
+// answers, so opening the shared state cannot finish until the test cuts that connection. Real
+// binary, real SDK client over stdio.
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/harness.js';
+
+const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const DB_PASSWORD = 'early-init-db-pw-8f3k';
+
+interface Silent { server: NetServer; port: number; sockets: Socket[]; bytesSeen(): number }
+
+/** A "database" that takes connections and bytes and says nothing. */
+async function silentDatabase(): Promise<Silent> {
+  const sockets: Socket[] = [];
+  let bytes = 0;
+  const server = createServer((s) => {
+    sockets.push(s);
+    s.on('data', (d) => (bytes += d.length));
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port, sockets, bytesSeen: () => bytes };
+}
+
+async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('initialize before the runtime is ready', () => {
+  it('answers initialize while the runtime waits, holds tools/list, then answers it with why the runtime did not start', async () => {
+    const db = await silentDatabase();
+    cleanups.push(() => new Promise<void>((r) => db.server.close(() => r())));
+    const dir = tempDir('zr-early-');
+    writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - {name: vc-a, host: 127.0.0.1, port: 9, credential_env_prefix: VC_A}\n');
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN], cwd: dir, stderr: 'pipe',
+      env: {
+        PATH: process.env.PATH ?? '', TARGETS_FILE: join(dir, 'targets.yaml'), AUDIT_LOG_PATH: join(dir, 'audit.jsonl'),
+        VC_A_USER: 'u', VC_A_PASSWORD: 'p', LOG_LEVEL: 'warn',
+        DATABASE_URL: `postgres://zr:${DB_PASSWORD}@127.0.0.1:${db.port}/zr`,
+      },
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    let exitCode: number | null | undefined;
+    const client = new Client({ name: 'early-init-test', version: '1.0.0' });
+    cleanups.push(() => client.close().catch(() => undefined));
+    await client.connect(transport);
+    const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+    const exited = new Promise<void>((r) => child.once('exit', (code) => { exitCode = code; r(); }));
+
+    // initialize was answered while the runtime is stuck opening the database: it has sent its
+    // startup message and got nothing back.
+    expect(client.getServerVersion()?.name).toBe('zerto-rewind-mcp');
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+    expect(client.getInstructions()).toContain('zerto-rewind-mcp');
+    await until('the server to reach the database', () => db.bytesSeen() > 0);
+
+    let settled = false;
+    const listing = client.listTools().finally(() => (settled = true));
+    listing.catch(() => undefined);
+    // The request waits at the gate (a ping, part of the handshake, would not).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toBe(false);
+
+    // The database connection dies: the runtime fails, and the waiting request learns why.
+    for (const s of db.sockets) s.destroy();
+    const err = await listing.then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/zerto-rewind-mcp did not start: DATABASE_URL: cannot prepare the shared state/);
+    expect(err?.message).toMatch(/Check that PostgreSQL is reachable/);
+    await exited;
+    expect(exitCode).toBe(1);
+    expect(stderr).toMatch(/DATABASE_URL: cannot prepare the shared state/);
+    expect(`${stderr}${err?.message}`).not.toContain(DB_PASSWORD);
+  }, 30_000);
+});
