@@ -163,7 +163,9 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
   let logger: Logger | undefined;
   let runtime: Runtime | undefined;
   // Settles once the runtime is up (true) or its failure has been reported (false); never rejects.
-  let started: Promise<boolean> = Promise.resolve(true);
+  // Made now, settled below: a stop that comes before the start began must wait for it too.
+  let settleStart!: (ok: boolean) => void;
+  const started = new Promise<boolean>((resolve) => (settleStart = resolve));
 
   // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
   const framed = frameStdin(process.stdin, {
@@ -207,7 +209,7 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
   // an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
   await new Promise((resolve) => setImmediate(resolve));
 
-  started = (async () => {
+  const outcome = (async () => {
     const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
     logger = startedLogger;
     runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: { server, listChanged } });
@@ -221,6 +223,7 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
     await run.stopLab?.().catch(() => undefined);
     return false;
   });
+  settleStart(await outcome);
   if (!(await started)) exitWhenWritten(1);
   return -1;
 }

@@ -98,7 +98,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       credentials[`${vc.credentialPrefix}_PASSWORD`] = LAB_CREDENTIALS.password;
       targets.push({
         name: vc.target, host: '127.0.0.1', port: handle.port, protocol: 'https', insecure: false, caFile: LAB_CA_FILE,
-        credentialPrefix: vc.credentialPrefix, tags: vc.tags, standaloneHost: false,
+        credentialPrefix: vc.credentialPrefix, tags: [...vc.tags], standaloneHost: false,
       });
     }
     // One journal for the lab: a VPG's protected and recovery ZVMs list the same checkpoints.
@@ -113,7 +113,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       credentials[`${site.credentialPrefix}_PASSWORD`] = LAB_CREDENTIALS.password;
       sites.push({
         name: site.name, url: zvm.url, clientId: 'zerto-client', credentialPrefix: site.credentialPrefix,
-        verifyTls: true, caFile: LAB_CA_FILE, vcenterTargets: site.vcenterTargets,
+        verifyTls: true, caFile: LAB_CA_FILE, vcenterTargets: [...site.vcenterTargets],
       });
     }
   } catch (err) {

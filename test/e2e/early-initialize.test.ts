@@ -42,28 +42,39 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+function serverAgainst(db: Silent): { transport: StdioClientTransport; stderr: () => string } {
+  const dir = tempDir('zr-early-');
+  writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - {name: vc-a, host: 127.0.0.1, port: 9, credential_env_prefix: VC_A}\n');
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: [BIN], cwd: dir, stderr: 'pipe',
+    env: {
+      PATH: process.env.PATH ?? '', TARGETS_FILE: join(dir, 'targets.yaml'), AUDIT_LOG_PATH: join(dir, 'audit.jsonl'),
+      VC_A_USER: 'u', VC_A_PASSWORD: 'p', LOG_LEVEL: 'warn',
+      DATABASE_URL: `postgres://zr:${DB_PASSWORD}@127.0.0.1:${db.port}/zr`,
+    },
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return { transport, stderr: () => stderr };
+}
+
+function exitOf(transport: StdioClientTransport): Promise<number | null> {
+  const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+  return new Promise((r) => {
+    if (child.exitCode !== null) r(child.exitCode);
+    else child.once('exit', (code) => r(code));
+  });
+}
+
 describe('initialize before the runtime is ready', () => {
   it('answers initialize while the runtime waits, holds tools/list, then answers it with why the runtime did not start', async () => {
     const db = await silentDatabase();
     cleanups.push(() => new Promise<void>((r) => db.server.close(() => r())));
-    const dir = tempDir('zr-early-');
-    writeFileSync(join(dir, 'targets.yaml'), 'targets:\n  - {name: vc-a, host: 127.0.0.1, port: 9, credential_env_prefix: VC_A}\n');
-    const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN], cwd: dir, stderr: 'pipe',
-      env: {
-        PATH: process.env.PATH ?? '', TARGETS_FILE: join(dir, 'targets.yaml'), AUDIT_LOG_PATH: join(dir, 'audit.jsonl'),
-        VC_A_USER: 'u', VC_A_PASSWORD: 'p', LOG_LEVEL: 'warn',
-        DATABASE_URL: `postgres://zr:${DB_PASSWORD}@127.0.0.1:${db.port}/zr`,
-      },
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    let exitCode: number | null | undefined;
+    const { transport, stderr } = serverAgainst(db);
     const client = new Client({ name: 'early-init-test', version: '1.0.0' });
     cleanups.push(() => client.close().catch(() => undefined));
     await client.connect(transport);
-    const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
-    const exited = new Promise<void>((r) => child.once('exit', (code) => { exitCode = code; r(); }));
+    const exited = exitOf(transport);
 
     // initialize was answered while the runtime is stuck opening the database: it has sent its
     // startup message and got nothing back.
@@ -72,10 +83,11 @@ describe('initialize before the runtime is ready', () => {
     expect(client.getInstructions()).toContain('zerto-rewind-mcp');
     await until('the server to reach the database', () => db.bytesSeen() > 0);
 
+    // A ping is part of the handshake and is answered now; tools/list waits at the gate.
+    await client.ping();
     let settled = false;
     const listing = client.listTools().finally(() => (settled = true));
     listing.catch(() => undefined);
-    // The request waits at the gate (a ping, part of the handshake, would not).
     await new Promise((r) => setTimeout(r, 300));
     expect(settled).toBe(false);
 
@@ -84,9 +96,30 @@ describe('initialize before the runtime is ready', () => {
     const err = await listing.then(() => undefined, (e: Error) => e);
     expect(err?.message).toMatch(/zerto-rewind-mcp did not start: DATABASE_URL: cannot prepare the shared state/);
     expect(err?.message).toMatch(/Check that PostgreSQL is reachable/);
-    await exited;
-    expect(exitCode).toBe(1);
-    expect(stderr).toMatch(/DATABASE_URL: cannot prepare the shared state/);
-    expect(`${stderr}${err?.message}`).not.toContain(DB_PASSWORD);
+    expect(await exited).toBe(1);
+    expect(stderr()).toMatch(/DATABASE_URL: cannot prepare the shared state/);
+    expect(`${stderr()}${err?.message}`).not.toContain(DB_PASSWORD);
+  }, 30_000);
+
+  it('a client that leaves while the runtime starts: the process waits for the start, then exits 1 with its reason', async () => {
+    const db = await silentDatabase();
+    cleanups.push(() => new Promise<void>((r) => db.server.close(() => r())));
+    const { transport, stderr } = serverAgainst(db);
+    const client = new Client({ name: 'early-init-leaves', version: '1.0.0' });
+    await client.connect(transport);
+    const exited = exitOf(transport);
+    await until('the server to reach the database', () => db.bytesSeen() > 0);
+    // stdin ends (the client is gone) while the runtime is still opening the database.
+    const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+    child.stdin!.end();
+    let gone = false;
+    void exited.then(() => (gone = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(gone, 'the stop waits for the start it interrupted').toBe(false);
+    for (const s of db.sockets) s.destroy();
+    // Not 0: the start failed, and a stop during the start does not hide that.
+    expect(await exited).toBe(1);
+    expect(stderr()).toMatch(/zerto-rewind-mcp: DATABASE_URL: cannot prepare the shared state/);
+    await client.close().catch(() => undefined);
   }, 30_000);
 });

@@ -1,4 +1,5 @@
-// `--lab` keeps its audit log and state in a private folder per run, or next to AUDIT_LOG_PATH.
+// `--lab` keeps its audit log and state in a private folder per run, or next to AUDIT_LOG_PATH,
+// and each lab's configuration is its own.
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,26 @@ describe('lab state folder', () => {
     } finally {
       await lab.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives each lab configuration arrays of its own: editing one lab does not edit the next', async () => {
+    // Tests share a worker (isolate: false): a test that adds a target alias to its lab's Zerto
+    // site once made a later file's lab claim that alias too, and its server refused to start.
+    const a = await startLab({ env: {} });
+    try {
+      a.config.app.sites.find((s) => s.name === 'lab-zvm')!.vcenterTargets.push('edited-alias');
+      a.config.targets[0]!.tags.push('edited-tag');
+    } finally {
+      await a.stop();
+    }
+    const b = await startLab({ env: {} });
+    try {
+      expect(b.config.app.sites.find((s) => s.name === 'lab-zvm')!.vcenterTargets).toEqual(['lab-vc1', 'lab-vc2']);
+      expect(b.config.targets[0]!.tags).not.toContain('edited-tag');
+    } finally {
+      await b.stop();
+      for (const l of [a, b]) rmSync(dirname(l.config.settings.auditLogPath), { recursive: true, force: true });
     }
   });
 });
