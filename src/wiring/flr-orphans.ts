@@ -4,7 +4,8 @@
 // audited as a change of this server's own: an `executing` line (on disk first), then `executed`
 // or `failed`. Not put to the policy: ending a mount this server opened is cleanup, as at shutdown.
 // A session whose unmount fails stays recorded; the next start tries again, and
-// zerto_list_flr_sessions shows it as orphaned meanwhile.
+// zerto_list_flr_sessions shows it as orphaned meanwhile. A process killed while its mount request
+// was out left only that request's record: the session is looked up by it first.
 import { randomUUID } from 'node:crypto';
 import type { AuditDecision, AuditSink } from '../core/audit-writer.js';
 import { SERVER_IDENTITY } from '../core/audit/lifecycle.js';
@@ -29,7 +30,29 @@ export async function endOrphanedFlrSessions(
   registry: FlrSessionRegistry, audit: AuditSink, logger: Logger, opts: { waitMs?: number } = {},
 ): Promise<EndedOrphan[]> {
   const ended: EndedOrphan[] = [];
-  for (const s of await registry.leftovers()) {
+  for (const left of await registry.leftovers()) {
+    let s = left;
+    let matched: Record<string, unknown> | undefined;
+    if (left.mount_requested) {
+      // The process died with a mount request out: the ZVM may have mounted and never said which
+      // session it was. Found by VM, VPG, checkpoint and mount time, or nothing was mounted.
+      const found = await registry.resolveMountRequest(left).catch((err: unknown) => ({ failed: String(err) }));
+      if ('failed' in found) {
+        logger.warn({ site: left.site, vm: left.vm, err: found.failed }, 'a mount request left by an earlier run could not be looked up; the next start tries again');
+        continue;
+      }
+      if ('none' in found) {
+        logger.info({ site: left.site, vm: left.vm, checkpoint_id: left.checkpoint_id }, 'a mount request left by an earlier run mounted nothing');
+        continue;
+      }
+      if ('ambiguous' in found) {
+        logger.warn({ site: left.site, vm: left.vm, checkpoint_id: left.checkpoint_id, sessions: found.ambiguous },
+          'an earlier run died with a mount request out and several FLR sessions of that VM and checkpoint exist: none is ended on a guess; check them with zerto_list_flr_sessions');
+        continue;
+      }
+      s = found.session;
+      matched = { matched_by: 'the earlier run died before the ZVM answered its mount request: the one session of that VM, VPG and checkpoint mounted when it was requested', requested_at: left.opened_at };
+    }
     const id = randomUUID();
     const base = {
       id, target: s.site, tool: 'zerto_end_flr_session', identity: SERVER_IDENTITY,
@@ -37,7 +60,7 @@ export async function endOrphanedFlrSessions(
     };
     const about = {
       session_id: s.session_id, reason: 'orphaned', vm: s.vm, vpg: s.vpg, checkpoint_id: s.checkpoint_id,
-      opened_at: s.opened_at, left_by: { pid: s.owner.pid, instance: s.owner.instance },
+      opened_at: s.opened_at, left_by: { pid: s.owner.pid, instance: s.owner.instance }, ...(matched ?? {}),
     };
     try {
       // Fail closed: no unmount without its line on disk.

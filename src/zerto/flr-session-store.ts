@@ -17,7 +17,13 @@ export interface StoredFlrSession {
   vpg: string;
   vpg_id: string;
   checkpoint_id: string;
+  /** When it was recorded: the session's opening, or for a mount request, when it went out. */
   opened_at: string;
+  /**
+   * Set on the record of a mount request whose answer has not arrived: `session_id` is then a
+   * placeholder (`mount-requested:<uuid>`) until the ZVM's answer replaces the record.
+   */
+  mount_requested?: true;
   /** The server process that opened it: orphan detection compares these. */
   owner: { pid: number; instance: string };
 }

@@ -11,6 +11,7 @@ import type { ZvmClient } from './client.js';
 import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } from './flr-session-store.js';
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
+import type { MountRecorder } from './flr-site.js';
 
 export type { UnmountReport } from './flr-unmount.js';
 
@@ -28,6 +29,15 @@ export interface FlrSessionView {
   vm?: string;
   vpg?: string;
 }
+
+/** The placeholder session id of a mount request's record (StoredFlrSession.mount_requested). */
+const MOUNT_REQUEST = 'mount-requested:';
+/**
+ * How far a session's MountTime may lie from its request's record to be taken for it: the ZVM
+ * stamps the session when it takes the request, so this is mostly the two clocks' skew (the
+ * `check` command warns about a ZVM clock off by more than a minute and fails one off by five).
+ */
+const MOUNT_MATCH_WINDOW_MS = 5 * 60_000;
 
 export type ClientLookup = ReadonlyMap<string, ZvmClient> | ((site: string) => ZvmClient | undefined);
 
@@ -57,6 +67,63 @@ export class FlrSessionRegistry {
 
   async recordOpened(s: Omit<StoredFlrSession, 'owner' | 'opened_at'>): Promise<void> {
     await this.store.add({ ...s, opened_at: new Date().toISOString(), owner: { pid: process.pid, instance: this.instance } });
+  }
+
+  /**
+   * The recorder of one restore's mount requests: each is recorded before it goes out and
+   * replaced by the session once the ZVM answers. A store that cannot be written does not block a
+   * restore (its finally unmounts regardless): it is logged, and only a crash in that window
+   * would leave an unrecorded mount.
+   */
+  mountRecorder(what: Omit<StoredFlrSession, 'owner' | 'opened_at' | 'session_id' | 'site' | 'mount_requested'>): MountRecorder {
+    const owner = { pid: process.pid, instance: this.instance };
+    const warn = (site: string, err: unknown) => this.log.warn({ site, vm: what.vm, err: String(err) }, 'FLR session registry not written');
+    return {
+      requested: async (site) => {
+        const request: StoredFlrSession = { ...what, site, session_id: `${MOUNT_REQUEST}${randomUUID()}`, mount_requested: true, opened_at: new Date().toISOString(), owner };
+        const recorded = await this.store.add(request).then(() => true, (err) => { warn(site, err); return false; });
+        const forget = () => (recorded ? this.store.remove(site, request.session_id).catch((err) => warn(site, err)) : Promise.resolve());
+        return {
+          opened: async (sessionId) => {
+            await this.store.add({ ...what, site, session_id: sessionId, opened_at: new Date().toISOString(), owner }).catch((err) => warn(site, err));
+            await forget();
+          },
+          refused: forget,
+        };
+      },
+    };
+  }
+
+  /**
+   * A mount request's record whose answer never arrived: finds the session it left, that is the
+   * one live session at its site for the same VM, VPG and checkpoint, mounted within
+   * MOUNT_MATCH_WINDOW_MS of the request, that no record claims. Found: the record becomes that
+   * session's (same owner), which is returned. None: nothing was mounted, the record is dropped.
+   * Several: which one is ours cannot be told; the record is dropped and they are returned to
+   * report (they may be an administrator's restores, so none is ended on a guess).
+   */
+  async resolveMountRequest(request: StoredFlrSession, signal?: AbortSignal): Promise<{ session: StoredFlrSession } | { none: true } | { ambiguous: string[] }> {
+    const live = await this.client(request.site).listFlrSessions({ vmIdentifier: request.vm_identifier }, signal);
+    const stored = (await this.store.read()).filter((s) => s.site === request.site);
+    const claimed = new Set(stored.map((s) => s.session_id));
+    const requestedAt = Date.parse(request.opened_at);
+    // Another request for the same mount, still unanswered (another process's), could own any match.
+    const rival = stored.some((s) => s.mount_requested && s.session_id !== request.session_id
+      && s.vm_identifier === request.vm_identifier && s.vpg_id === request.vpg_id && s.checkpoint_id === request.checkpoint_id);
+    const candidates = live.filter((l) => {
+      const mounted = Date.parse(l.MountTime ?? '');
+      return !claimed.has(l.FlrSessionIdentifier) && l.VmIdentifier === request.vm_identifier && l.VpgIdentifier === request.vpg_id
+        && String(l.CheckpointIdentifier ?? '') === request.checkpoint_id && Math.abs(mounted - requestedAt) <= MOUNT_MATCH_WINDOW_MS;
+    });
+    if (candidates.length === 1 && !rival) {
+      const session: StoredFlrSession = { ...request, session_id: candidates[0]!.FlrSessionIdentifier };
+      delete session.mount_requested;
+      await this.store.add(session);
+      await this.store.remove(request.site, request.session_id);
+      return { session };
+    }
+    await this.store.remove(request.site, request.session_id);
+    return candidates.length === 0 ? { none: true } : { ambiguous: candidates.map((c) => c.FlrSessionIdentifier) };
   }
 
   async recordClosed(site: string, sessionId: string): Promise<void> {
@@ -100,7 +167,8 @@ export class FlrSessionRegistry {
         }
         // Recorded sessions the ZVM no longer has were ended elsewhere: forget them.
         const liveIds = new Set(live.map((l) => l.FlrSessionIdentifier));
-        const gone: StoredFlrSession[] = stored.filter((x) => x.site === site && this.isOrphan(x) && !liveIds.has(x.session_id));
+        // (A mount request's record names no session yet: startup resolves those.)
+        const gone: StoredFlrSession[] = stored.filter((x) => x.site === site && !x.mount_requested && this.isOrphan(x) && !liveIds.has(x.session_id));
         for (const g of gone) await this.store.remove(site, g.session_id);
       } catch (err) {
         const e = err instanceof AppError ? err : new AppError('internal', String(err));
@@ -125,10 +193,22 @@ export class FlrSessionRegistry {
     return { ...report, opened_by_this_server: !!stored };
   }
 
-  /** For shutdown: unmounts every session this process opened and has not closed. */
+  /**
+   * For shutdown: unmounts every session this process opened and has not closed, including one a
+   * mount request left without an answer (found as resolveMountRequest finds it).
+   */
   async unmountAllOpened(opts: { waitMs?: number } = {}): Promise<UnmountReport[]> {
     const mine = (await this.store.read()).filter((s) => s.owner.instance === this.instance);
-    return Promise.all(mine.map((s) => this.unmount(s.site, s.session_id, { waitMs: opts.waitMs ?? 10_000 })));
+    const reports = await Promise.all(mine.map(async (s): Promise<UnmountReport | undefined> => {
+      let session = s;
+      if (s.mount_requested) {
+        const found = await this.resolveMountRequest(s).catch(() => undefined);
+        if (!found || !('session' in found)) return undefined;
+        session = found.session;
+      }
+      return this.unmount(session.site, session.session_id, { waitMs: opts.waitMs ?? 10_000 });
+    }));
+    return reports.filter((r): r is UnmountReport => r !== undefined);
   }
 
   /** Unmounts (see flr-unmount.ts) and drops the record once the ZVM accepted it. */

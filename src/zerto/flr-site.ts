@@ -109,6 +109,22 @@ export interface FlrMount {
   attempts: FlrAttempt[];
 }
 
+/**
+ * Keeps a record of each mount request from before it goes out, so a process killed before the
+ * ZVM's answer (the session exists, its id never arrived) leaves something the next start can
+ * find the session by (FlrSessionRegistry.resolveMountRequest).
+ */
+export interface MountRecorder {
+  requested(site: string): Promise<MountRequestRecord>;
+}
+
+export interface MountRequestRecord {
+  /** The ZVM answered with the session: the request's record becomes the session's. */
+  opened(sessionId: string): Promise<void>;
+  /** The ZVM refused: nothing was mounted. */
+  refused(): Promise<void>;
+}
+
 interface Placement {
   order: Array<{ client: ZvmClient; role: FlrAttempt['role'] }>;
   /** The recovery site when it is another site and config.json does not have it. */
@@ -126,6 +142,7 @@ async function placement(client: ZvmClient, vpg: ProtectingVpg, recoverySite: Si
 }
 
 type FlrOptions = { recoverySite?: SiteClientLookup | undefined; signal?: AbortSignal | undefined };
+type MountOptions = FlrOptions & { onAttempt?: (message: string) => void; recorder?: MountRecorder | undefined };
 
 /**
  * Before a human is asked to approve: whether any ZVM could mount, by CanMount alone (no mount).
@@ -148,7 +165,7 @@ export async function checkFlrPlacement(client: ZvmClient, vpg: ProtectingVpg, v
  * 4xx from POST /v1/flrs) moves on; a ZVM that cannot be reached stops the restore, as before.
  */
 export async function mountWhereAccepted(
-  client: ZvmClient, vpg: ProtectingVpg, vmId: string, checkpoint: Checkpoint, opts: FlrOptions & { onAttempt?: (message: string) => void },
+  client: ZvmClient, vpg: ProtectingVpg, vmId: string, checkpoint: Checkpoint, opts: MountOptions,
 ): Promise<FlrMount> {
   const plan = await placement(client, vpg, opts.recoverySite, opts.signal);
   const attempts: FlrAttempt[] = [];
@@ -160,14 +177,21 @@ export async function mountWhereAccepted(
       attempts.push({ site, role: at.role, outcome: 'refused', reason: `pointsInTime says it cannot mount: ${refused}` });
       continue;
     }
+    const record = await opts.recorder?.requested(site);
+    let sessionId: string;
     try {
-      const sessionId = await at.client.mountFlr({ vpgId: vpg.id, vmId, checkpointId: checkpoint.CheckpointIdentifier }, opts.signal);
-      attempts.push({ site, role: at.role, outcome: 'mounted' });
-      return { client: at.client, sessionId, attempts };
+      sessionId = await at.client.mountFlr({ vpgId: vpg.id, vmId, checkpointId: checkpoint.CheckpointIdentifier }, opts.signal);
     } catch (err) {
+      // Any other failure (a timeout, a cancel, a lost connection) may have mounted: the request's
+      // record stays, and the next start looks for the session it left.
       if (!isRefusal(err)) throw err;
+      await record?.refused();
       attempts.push({ site, role: at.role, outcome: 'refused', reason: (err as AppError).message });
+      continue;
     }
+    await record?.opened(sessionId);
+    attempts.push({ site, role: at.role, outcome: 'mounted' });
+    return { client: at.client, sessionId, attempts };
   }
   throw noSiteWouldMount(vpg, checkpoint, attempts, plan.unconfigured);
 }

@@ -88,17 +88,16 @@ export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Pro
 
   progress('mounting', `Mounting checkpoint ${checkpoint.CheckpointIdentifier} of VPG ${vpg.name}`);
   // From here on `flr` is the ZVM that holds the session: browse, download and unmount go there.
+  // Each mount request is recorded before it goes out, and the session once it is answered: a
+  // crash at any point leaves a record the next start ends the mount by (wiring/flr-orphans.ts).
+  const recorder = args.sessionRegistry?.mountRecorder({
+    vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier, vpg: vpg.name, vpg_id: vpg.id, checkpoint_id: checkpoint.CheckpointIdentifier,
+  });
   const mount = await mountWhereAccepted(client, vpg, protection.vm.vm_identifier, checkpoint, {
-    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m),
+    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m), recorder,
   });
   const { sessionId, client: flr } = mount;
   const site = flr.site.name;
-  await args.sessionRegistry?.recordOpened({
-    site, session_id: sessionId, vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier,
-    vpg: vpg.name, vpg_id: vpg.id, checkpoint_id: checkpoint.CheckpointIdentifier,
-    // An unwritable state file must not block a restore: the finally below unmounts regardless,
-    // and only a crash between here and there would leave an unrecorded mount.
-  }).catch(() => undefined);
 
   let result: Omit<RecoverFileResult, 'unmount'> | undefined;
   let failure: unknown;

@@ -1,12 +1,14 @@
 // Central mode's remaining shared state, end to end on a real PostgreSQL with two server instances
 // in HTTP mode and real MCP clients: catalog additions (added on A, guarded on B; a lost database
 // fails the changes that depend on the catalog closed) and the FLR session registry (a session
-// recorded by A is known to B; B sees it orphaned only once A is gone), and an instance switched
+// recorded by A is known to B; B sees it orphaned only once A is gone; a mount request a dead
+// instance left is resolved by the next start), and an instance switched
 // from files to central mode merges its state files into the database.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlrSessionRegistry } from '../../src/zerto/index.js';
+import { labVmIdentifier } from '../../src/lab/topology.js';
 import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
@@ -127,6 +129,30 @@ describe('the FLR session registry is shared', () => {
     await E.runtime.shutdown();
     expect(await endedAtStartup('flr-live')).toEqual(['executing', 'executed']);
     expect(await recorded()).toEqual([]);
+  });
+
+  it('a mount request an instance died with is resolved by the next start: the session it left is found and ended', async () => {
+    const zvm = central.lab.zvms.get('lab-zvm')!;
+    const client = B.runtime.built.services.ext.zerto!.sites.find((s) => s.config.name === 'lab-zvm')!.client;
+    const vpgId = 'aaaaaaaa-0000-4000-8000-000000000001';
+    const vmId = labVmIdentifier('lab-vc1', 'vm-101');
+    const checkpointId = (await client.listCheckpoints(vpgId)).at(-1)!.CheckpointIdentifier;
+    // C asks for a mount and dies before the answer: the ZVM mounted, C never learned the id.
+    const C = await central.startInstance();
+    await flr(C).mountRecorder({ vm: 'app-01', vm_identifier: vmId, vpg: 'vpg-app', vpg_id: vpgId, checkpoint_id: checkpointId }).requested('lab-zvm');
+    const sessionId = await client.mountFlr({ vpgId, vmId, checkpointId });
+    const db = B.runtime.central!.db;
+    await db.query("UPDATE server_instances SET seen_at = now() - interval '1 hour' WHERE instance = $1", [flr(C).instance]);
+    expect((await flr(B).leftovers()).map((s) => s.mount_requested)).toEqual([true]);
+
+    const E = await central.startInstance();
+    await E.http.close();
+    await E.runtime.shutdown();
+    expect(zvm.state.liveSessions().map((s) => s.id)).not.toContain(sessionId);
+    expect(await endedAtStartup(sessionId)).toEqual(['executing', 'executed']);
+    expect(await recorded()).toEqual([]);
+    await C.http.close();
+    await C.runtime.shutdown();
   });
 });
 

@@ -1,5 +1,7 @@
 // Startup's cleanup of what a dead server process left: orphaned FLR sessions (ended, audited as
-// executing + outcome; kept when the ZVM refuses) and half-written restore files (swept by pid).
+// executing + outcome; kept when the ZVM refuses), the session of a mount request whose answer
+// never arrived (found by VM, VPG, checkpoint and mount time, never on a guess) and half-written
+// restore files (swept by pid).
 import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { labVmIdentifier } from '../../src/lab/topology.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { endOrphanedFlrSessions } from '../../src/wiring/flr-orphans.js';
 import { FlrSessionRegistry } from '../../src/zerto/flr-sessions.js';
+import type { StoredFlrSession } from '../../src/zerto/flr-session-store.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 import { startLab, type LabHandle } from './support/lab.js';
 
@@ -98,5 +101,104 @@ describe('sweeping half-written restore files', () => {
     expect(await sweepIncompleteFiles(root, (pid) => pid === 4242)).toBe(2);
     expect(Object.entries(files).filter(([, f]) => existsSync(f)).map(([k]) => k)).toEqual(['alive', 'mineNow', 'notOurs']);
     expect(await sweepIncompleteFiles(join(root, 'missing'))).toBe(0);
+  });
+});
+
+/**
+ * A first registry (its process then dies) records a mount request for app-01's newest
+ * checkpoint; the ZVM mounts `count` sessions of it as if the answers were lost.
+ */
+async function requestLeftBehind(count: 0 | 1 | 2): Promise<{ l: LabHandle; dir: string; state: string; ids: string[]; audit: AuditWriter; checkpointId: string }> {
+  const l = await startLab({ taskDurationMs: 30 });
+  lab = l;
+  const dir = tempDir('zr-orphan-request-');
+  const state = join(dir, 'flr.json');
+  const checkpointId = (await l.client.listCheckpoints(VPG_APP)).at(-1)!.CheckpointIdentifier;
+  const recorder = registryAt(l, state, () => true).mountRecorder({ vm: 'app-01', vm_identifier: APP01, vpg: 'vpg-app', vpg_id: VPG_APP, checkpoint_id: checkpointId });
+  await recorder.requested('lab-zvm');
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(await l.client.mountFlr({ vpgId: VPG_APP, vmId: APP01, checkpointId }));
+  return { l, dir, state, ids, audit: new AuditWriter(join(dir, 'audit.jsonl'), () => []), checkpointId };
+}
+
+const stored = (state: string) => (existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as { sessions: Array<Record<string, any>> }).sessions : []);
+
+describe('a mount request whose answer never arrived', () => {
+  it('the one session it left is found by VM, VPG, checkpoint and mount time, ended and audited as matched', async () => {
+    const { l, dir, state, ids, audit } = await requestLeftBehind(1);
+    expect(stored(state).map((s) => s.mount_requested)).toEqual([true]);
+    const ended = await endOrphanedFlrSessions(registryAt(l, state, () => false), audit, silentLogger, { waitMs: 2_000 });
+    expect(ended.map((e) => [e.session_id, e.report.status])).toEqual([[ids[0], 'unmounted']]);
+    expect(l.zvm.state.liveSessions()).toEqual([]);
+    expect(stored(state)).toEqual([]);
+    await audit.close();
+    const audited = lines(join(dir, 'audit.jsonl'));
+    expect(audited.map((a) => a.phase)).toEqual(['executing', 'executed']);
+    expect(audited[0]!.detail).toMatchObject({ session_id: ids[0], reason: 'orphaned' });
+    expect(String(audited[0]!.detail.matched_by)).toMatch(/mount request/);
+  });
+
+  it('mounted nothing: the record is dropped, nothing is ended or audited', async () => {
+    const { l, dir, state, audit } = await requestLeftBehind(0);
+    expect(await endOrphanedFlrSessions(registryAt(l, state, () => false), audit, silentLogger)).toEqual([]);
+    expect(stored(state)).toEqual([]);
+    await audit.close();
+    expect(lines(join(dir, 'audit.jsonl'))).toEqual([]);
+  });
+
+  it('two sessions fit it (someone else mounted the same checkpoint): none is ended on a guess', async () => {
+    const { l, dir, state, ids, audit } = await requestLeftBehind(2);
+    expect(await endOrphanedFlrSessions(registryAt(l, state, () => false), audit, silentLogger)).toEqual([]);
+    expect(l.zvm.state.liveSessions().map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(stored(state)).toEqual([]);
+    await audit.close();
+    expect(lines(join(dir, 'audit.jsonl'))).toEqual([]);
+  });
+
+  it('a session recorded by another request, or mounted long before the request, is not taken for it', async () => {
+    const { l, state, ids, checkpointId } = await requestLeftBehind(1);
+    const raw = JSON.parse(readFileSync(state, 'utf8'));
+    // The request went out ten minutes after the session was mounted: not the session it made.
+    raw.sessions[0].opened_at = new Date(Date.now() + 10 * 60_000).toISOString();
+    writeFileSync(state, JSON.stringify(raw));
+    const dead = registryAt(l, state, () => false);
+    const [late] = await dead.leftovers();
+    expect(await dead.resolveMountRequest(late!)).toEqual({ none: true });
+    expect(l.zvm.state.liveSessions().map((s) => s.id)).toEqual(ids);
+
+    // A live process's unanswered request for the same mount could own the session: no match.
+    const alive = registryAt(l, state, () => true);
+    await alive.mountRecorder({ vm: 'app-01', vm_identifier: APP01, vpg: 'vpg-app', vpg_id: VPG_APP, checkpoint_id: checkpointId }).requested('lab-zvm');
+    const other = registryAt(l, state, () => true);
+    await other.mountRecorder({ vm: 'app-01', vm_identifier: APP01, vpg: 'vpg-app', vpg_id: VPG_APP, checkpoint_id: checkpointId }).requested('lab-zvm');
+    const [first] = stored(state) as StoredFlrSession[];
+    expect(await alive.resolveMountRequest(first!)).toEqual({ ambiguous: ids });
+  });
+
+  it('a refused request leaves no record; an answered one leaves the session record only', async () => {
+    const { l, state } = await requestLeftBehind(0);
+    const registry = registryAt(l, state, () => true);
+    const recorder = registry.mountRecorder({ vm: 'app-01', vm_identifier: APP01, vpg: 'vpg-app', vpg_id: VPG_APP, checkpoint_id: '7' });
+    const refused = await recorder.requested('lab-zvm');
+    expect(stored(state).filter((s) => s.checkpoint_id === '7')).toHaveLength(1);
+    await refused.refused();
+    expect(stored(state).filter((s) => s.checkpoint_id === '7')).toEqual([]);
+    const answered = await recorder.requested('lab-zvm');
+    await answered.opened('sess-7.site');
+    expect(stored(state).filter((s) => s.checkpoint_id === '7').map((s) => [s.session_id, s.mount_requested])).toEqual([['sess-7.site', undefined]]);
+  });
+
+  it('at shutdown, a request of this process that mounted is found and unmounted too', async () => {
+    const l = await startLab({ taskDurationMs: 30 });
+    lab = l;
+    const state = join(tempDir('zr-shutdown-request-'), 'flr.json');
+    const registry = registryAt(l, state, () => true);
+    const checkpointId = (await l.client.listCheckpoints(VPG_APP)).at(-1)!.CheckpointIdentifier;
+    await registry.mountRecorder({ vm: 'app-01', vm_identifier: APP01, vpg: 'vpg-app', vpg_id: VPG_APP, checkpoint_id: checkpointId }).requested('lab-zvm');
+    const id = await l.client.mountFlr({ vpgId: VPG_APP, vmId: APP01, checkpointId });
+    const reports = await registry.unmountAllOpened({ waitMs: 2_000 });
+    expect(reports.map((r) => [r.session_id, r.status])).toEqual([[id, 'unmounted']]);
+    expect(l.zvm.state.liveSessions()).toEqual([]);
+    expect(stored(state)).toEqual([]);
   });
 });

@@ -24,6 +24,8 @@ export class LabZvmBehaviour {
   readonly routeFaults: RouteFault[] = [];
   /** Route template -> extra latency before answering (a hung or overloaded appliance). */
   readonly routeDelays = new Map<string, number>();
+  /** Route template -> delay between doing the work and sending the answer (the answer is late, the effect is not). */
+  readonly answerDelays = new Map<string, number>();
   /**
    * GET /v1/tasks/{id} answers 401 to a valid token this many more times (Infinity: always).
    * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (evidence §2 #1).

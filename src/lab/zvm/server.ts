@@ -119,6 +119,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Route[],
   const delay = state.behaviour.routeDelays.get(`${method} ${r.template}`.toLowerCase());
   if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
   if (res.destroyed) return;
+  const late = state.behaviour.answerDelays.get(`${method} ${r.template}`.toLowerCase());
+  if (late) holdAnswer(res, late);
   let principal = '';
   if (r.auth) {
     const who = checkBearer(state, req.headers.authorization);
@@ -141,4 +143,13 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Route[],
     if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
     throw err;
   }
+}
+
+/** The route's work is done now; what it answers leaves `ms` later (faults.delayAnswer). */
+function holdAnswer(res: ServerResponse, ms: number): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    setTimeout(() => { if (!res.destroyed) end(...args); }, ms);
+    return res;
+  }) as ServerResponse['end'];
 }

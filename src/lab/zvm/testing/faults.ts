@@ -38,6 +38,15 @@ export class LabZvmFaults {
     else this.b.routeDelays.delete(route.toLowerCase());
   }
 
+  /**
+   * Every call of `route` does its work at once and answers `ms` later (0 removes it): a client
+   * that dies or gives up meanwhile never learns what the ZVM did (a mount it never got the id of).
+   */
+  delayAnswer(route: string, ms: number): void {
+    if (ms > 0) this.b.answerDelays.set(route.toLowerCase(), ms);
+    else this.b.answerDelays.delete(route.toLowerCase());
+  }
+
   /** GET /v1/tasks/{id} answers 401 to valid tokens, `times` times (default: always). */
   taskRouteRefusesToken(times = Number.POSITIVE_INFINITY): void {
     this.b.taskRouteRefusals = times;
