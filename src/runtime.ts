@@ -134,7 +134,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const tools = [...ownTools, ...(gateway?.tools ?? [])];
   // A kill mid-restore leaves a mounted FLR session and perhaps a half-written file: both are
   // cleaned up in the background (startup does not wait on a ZVM), after the audit's own closings.
-  const cleanedUp = zerto ? cleanUpAfterEarlierRun(zerto, central?.audit ?? audit, started.closed, logger) : Promise.resolve();
+  const stopCleanup = new AbortController();
+  const cleanedUp = zerto ? cleanUpAfterEarlierRun(zerto, central?.audit ?? audit, started.closed, logger, stopCleanup.signal) : Promise.resolve();
   const builtIn: CatalogEntry[] = [
     ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
@@ -190,6 +191,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.
       await built.drain();
       await dashboard?.close().catch(() => undefined);
+      // What the startup cleanup has not reached waits for the next start; what it is doing ends.
+      stopCleanup.abort();
       await cleanedUp;
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));

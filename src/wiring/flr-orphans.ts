@@ -26,11 +26,20 @@ export interface EndedOrphan {
   report: UnmountReport;
 }
 
+/**
+ * `stop` (the server is shutting down): no further session is started on, and the one being
+ * ended stops waiting for its unmount task (its DELETE still completes, and is audited). What is
+ * left stays recorded for the next start.
+ */
 export async function endOrphanedFlrSessions(
-  registry: FlrSessionRegistry, audit: AuditSink, logger: Logger, opts: { waitMs?: number } = {},
+  registry: FlrSessionRegistry, audit: AuditSink, logger: Logger, opts: { waitMs?: number; stop?: AbortSignal } = {},
 ): Promise<EndedOrphan[]> {
   const ended: EndedOrphan[] = [];
   for (const left of await registry.leftovers()) {
+    if (opts.stop?.aborted) {
+      logger.info({ site: left.site, session_id: left.session_id }, 'shutting down: an FLR session left by an earlier run is left for the next start');
+      continue;
+    }
     let s = left;
     let matched: Record<string, unknown> | undefined;
     if (left.mount_requested) {
@@ -69,7 +78,7 @@ export async function endOrphanedFlrSessions(
       logger.warn({ site: s.site, session_id: s.session_id, err: String(err) }, 'FLR session left by an earlier run not ended: the audit log cannot be written');
       continue;
     }
-    const report = await registry.unmount(s.site, s.session_id, { waitMs: opts.waitMs ?? 30_000 });
+    const report = await registry.unmount(s.site, s.session_id, { waitMs: opts.waitMs ?? 30_000, ...(opts.stop ? { stopWaiting: opts.stop } : {}) });
     const failed = report.status === 'failed';
     await audit.write({
       ...base, phase: failed ? 'failed' : 'executed',
@@ -85,13 +94,14 @@ export async function endOrphanedFlrSessions(
 /**
  * Startup's cleanup after an earlier run, in the background: once the audit log has closed what
  * that run left open (`closed`), end its orphaned FLR sessions and remove the temp files of
- * restores it was writing when it died. Never rejects: problems are logged.
+ * restores it was writing when it died. Never rejects: problems are logged. `stop` (shutdown)
+ * cuts it short, so a stop right after a start does not wait on a slow ZVM for every orphan.
  */
 export async function cleanUpAfterEarlierRun(
-  zerto: Pick<ZertoServices, 'flrSessions' | 'restoreDir'>, audit: AuditSink, closed: Promise<unknown>, logger: Logger,
+  zerto: Pick<ZertoServices, 'flrSessions' | 'restoreDir'>, audit: AuditSink, closed: Promise<unknown>, logger: Logger, stop?: AbortSignal,
 ): Promise<void> {
   await closed.catch(() => undefined);
-  await endOrphanedFlrSessions(zerto.flrSessions, audit, logger, { waitMs: 10_000 })
+  await endOrphanedFlrSessions(zerto.flrSessions, audit, logger, { waitMs: 10_000, ...(stop ? { stop } : {}) })
     .catch((err) => logger.warn({ err: String(err) }, 'could not end the FLR sessions an earlier run left mounted'));
   await sweepIncompleteFiles(zerto.restoreDir).then(
     (n) => { if (n) logger.warn({ restore_dir: zerto.restoreDir, removed: n }, 'removed files an earlier run left half-written in restore_dir'); },

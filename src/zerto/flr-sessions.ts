@@ -212,7 +212,7 @@ export class FlrSessionRegistry {
   }
 
   /** Unmounts (see flr-unmount.ts) and drops the record once the ZVM accepted it. */
-  async unmount(site: string, sessionId: string, opts: { waitMs: number; pollMs?: number }): Promise<UnmountReport> {
+  async unmount(site: string, sessionId: string, opts: { waitMs: number; pollMs?: number; stopWaiting?: AbortSignal }): Promise<UnmountReport> {
     const report = await unmountFlrSession(this.client(site), sessionId, opts);
     if (report.status === 'failed') this.log.warn({ site, session_id: sessionId }, 'FLR unmount failed');
     // Keep the record only when the ZVM refused: then the session is still there to be found.

@@ -16,7 +16,11 @@ export interface UnmountReport {
   message?: string;
 }
 
-export async function unmountFlrSession(client: ZvmClient, sessionId: string, opts: { waitMs: number; pollMs?: number }): Promise<UnmountReport> {
+/**
+ * `stopWaiting` cuts only the wait for the unmount task (the report then says `requested`): the
+ * DELETE itself always runs to its own timeout, since it is what releases the mount.
+ */
+export async function unmountFlrSession(client: ZvmClient, sessionId: string, opts: { waitMs: number; pollMs?: number; stopWaiting?: AbortSignal }): Promise<UnmountReport> {
   const site = client.site.name;
   let taskId: string | null;
   try {
@@ -29,7 +33,9 @@ export async function unmountFlrSession(client: ZvmClient, sessionId: string, op
   }
   if (!looksLikeTaskId(taskId)) return { site, session_id: sessionId, status: 'requested', task_id: taskId };
   try {
-    const outcome = await waitForTask(client, taskId, { deadline: Date.now() + opts.waitMs, pollMs: opts.pollMs ?? 500, signal: AbortSignal.timeout(opts.waitMs + 5_000) });
+    const bound = AbortSignal.timeout(opts.waitMs + 5_000);
+    const signal = opts.stopWaiting ? AbortSignal.any([bound, opts.stopWaiting]) : bound;
+    const outcome = await waitForTask(client, taskId, { deadline: Date.now() + opts.waitMs, pollMs: opts.pollMs ?? 500, signal });
     if (outcome.kind === 'completed' || outcome.kind === 'gone') return { site, session_id: sessionId, status: 'unmounted', task_id: taskId };
     if (outcome.kind === 'failed') return { site, session_id: sessionId, status: 'failed', task_id: taskId, message: outcome.reason };
     if (outcome.kind === 'unreadable') return { site, session_id: sessionId, status: 'requested', task_id: taskId, message: `the unmount was accepted; its task could not be read (HTTP ${outcome.status})` };

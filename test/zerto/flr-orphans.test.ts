@@ -202,3 +202,34 @@ describe('a mount request whose answer never arrived', () => {
     expect(stored(state)).toEqual([]);
   });
 });
+
+describe('a shutdown during the startup cleanup', () => {
+  it('stops waiting for the unmount in progress (its DELETE is made and audited) and leaves the rest for the next start', async () => {
+    const l = await startLab({ taskDurationMs: 30 });
+    lab = l;
+    const dir = tempDir('zr-orphan-stop-');
+    const state = join(dir, 'flr.json');
+    const first = await mounted(l, registryAt(l, state, () => true));
+    const second = await mounted(l, registryAt(l, state, () => true));
+    const audit = new AuditWriter(join(dir, 'audit.jsonl'), () => []);
+    // Unmount tasks that take a minute: without the stop, the cleanup would wait 10 s per session.
+    zvmFaults(l.zvm).slowTasks(60_000);
+    const stop = new AbortController();
+    const t0 = Date.now();
+    const cleanup = endOrphanedFlrSessions(registryAt(l, state, () => false), audit, silentLogger, { waitMs: 10_000, stop: stop.signal });
+    for (let i = 0; i < 500 && l.callLog.find('zvm:lab-zvm', 'DELETE /v1/flrs/:id').length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    const ended = await cleanup;
+    expect(Date.now() - t0, 'well before the 10 s wait').toBeLessThan(8_000);
+    expect(ended.map((e) => e.report.status)).toEqual(['requested']);
+    const endedId = ended[0]!.session_id;
+    const untouched = endedId === first ? second : first;
+    // The session it did not reach is still recorded (and mounted), for the next start.
+    expect(stored(state).map((s) => s.session_id)).toEqual([untouched]);
+    expect(l.callLog.find('zvm:lab-zvm', 'DELETE /v1/flrs/:id').map((c) => c.subject)).toEqual([endedId]);
+    await audit.close();
+    const audited = lines(join(dir, 'audit.jsonl'));
+    expect(audited.map((a) => [a.phase, a.detail.session_id])).toEqual([['executing', endedId], ['executed', endedId]]);
+    expect(audited[1]!.detail.status).toBe('requested');
+  });
+});
