@@ -18,7 +18,8 @@ it('runtime.shutdown() unmounts an FLR session that a confirmed restore still ha
 
     zvmFaults(zvm).slowTasks(5_000); // the mount hangs, so the restore is mid-flight at shutdown
     const confirming = h.call('confirm_action', { token: proposal.token }).catch((err: unknown) => err);
-    await waitFor(() => zvm.state.liveSessions().length === 1 && recorded().length === 1);
+    // Recorded under its id once the ZVM's answer is in (until then, as the mount request).
+    await waitFor(() => zvm.state.liveSessions().length === 1 && recorded().length === 1 && recorded()[0] === zvm.state.liveSessions()[0]!.id);
     const [session] = zvm.state.liveSessions();
     expect(recorded()).toEqual([session!.id]);
     zvmFaults(zvm).slowTasks(null); // the unmount itself is quick
