@@ -57,6 +57,11 @@ export interface Runtime {
   dashboard?: DashboardHandle;
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
+  /**
+   * Resolves once the cleanup after an earlier run (orphaned FLR sessions, half-written restore
+   * files) has ended; never rejects. Nothing waits for it; a shutdown cuts it short.
+   */
+  startupCleanup: Promise<void>;
   /** `reason` lands in the audit log's `shutdown` line. */
   shutdown(reason?: string): Promise<void>;
 }
@@ -187,6 +192,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(central ? { central } : {}),
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
+    startupCleanup: cleanedUp,
     async shutdown(reason = 'shutdown') {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.
       await built.drain();

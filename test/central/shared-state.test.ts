@@ -106,7 +106,7 @@ describe('the FLR session registry is shared', () => {
     expect((await flr(B).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
     expect((await flr(A).leftovers()).map((s) => s.session_id)).not.toContain('flr-live');
 
-    // C starts while A is alive (its startup cleanup runs; shutdown waits for it), records a
+    // C starts while A is alive (its startup cleanup runs: A is alive, so it finds nothing), records a
     // session of its own, and exits cleanly: it unmounts what it opened (the lab's ZVM has no such
     // session, so it is simply gone), forgets it for everyone, and takes its heartbeat row along.
     const C = await central.startInstance();
@@ -125,6 +125,8 @@ describe('the FLR session registry is shared', () => {
     expect(await flr(B).leftovers()).toEqual([expect.objectContaining({ session_id: 'flr-live', site: 'lab-zvm', owner: { pid: process.pid, instance: flr(A).instance } })]);
     // The next instance to start ends it, audited in the shared table, and it is gone for all.
     const E = await central.startInstance();
+    // (A shutdown would cut the cleanup short and leave the orphan to the next start.)
+    await E.runtime.startupCleanup;
     await E.http.close();
     await E.runtime.shutdown();
     expect(await endedAtStartup('flr-live')).toEqual(['executing', 'executed']);
@@ -146,6 +148,7 @@ describe('the FLR session registry is shared', () => {
     expect((await flr(B).leftovers()).map((s) => s.mount_requested)).toEqual([true]);
 
     const E = await central.startInstance();
+    await E.runtime.startupCleanup;
     await E.http.close();
     await E.runtime.shutdown();
     expect(zvm.state.liveSessions().map((s) => s.id)).not.toContain(sessionId);
@@ -174,8 +177,9 @@ describe('an instance switched from state files to central mode', () => {
     const guarded = ok(await bobB.call('zerto_guard_before_mutate', { tool: 'smb/write_file', args: { server: 'win-app-01', path: 'C:/app/app.ini' } }));
     expect(guarded.guarded).toBe(true);
 
-    // The crashed run's mount is an orphan in the shared registry: D's startup cleanup ends it
-    // (shutdown waits for that cleanup), audited in the shared table.
+    // The crashed run's mount is an orphan in the shared registry: D's startup cleanup ends it,
+    // audited in the shared table.
+    await D.runtime.startupCleanup;
     await D.http.close();
     await D.runtime.shutdown();
     const ended = await B.runtime.central!.db.query<{ phase: string }>(
