@@ -162,10 +162,6 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
   ]);
   let logger: Logger | undefined;
   let runtime: Runtime | undefined;
-  // Settles once the runtime is up (true) or its failure has been reported (false); never rejects.
-  // Made now, settled below: a stop that comes before the start began must wait for it too.
-  let settleStart!: (ok: boolean) => void;
-  const started = new Promise<boolean>((resolve) => (settleStart = resolve));
 
   // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
   const framed = frameStdin(process.stdin, {
@@ -177,19 +173,36 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
   const server = newMcpServer(listChanged);
   const transport = new StdioServerTransport(gate.output, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
 
-  let stopping: Promise<number> | undefined;
+  // True once the runtime is up, false once its failure has been reported; never rejects.
+  const started = (async () => {
+    await server.connect(transport);
+    // One turn of the event loop first: Node 22's module loader reads and compiles synchronously,
+    // so an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
+    await new Promise((resolve) => setImmediate(resolve));
+    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
+    logger = startedLogger;
+    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: { server, listChanged } });
+    gate.open();
+    logger.info({ tools: runtime.built.tools.length, lab }, 'ready');
+    return true;
+  })().catch(async (err: unknown) => {
+    const reason = await startFailure(run, err);
+    process.stderr.write(`zerto-rewind-mcp: ${reason}\n`);
+    gate.fail(reason);
+    await run.stopLab?.().catch(() => undefined);
+    return false;
+  });
+
   // A stop while the runtime starts waits for it: what it opened (audit line, FLR cleanup) is closed.
-  const shutdown = (reason: string): Promise<number> => {
-    stopping ??= (async () => {
-      if (!(await started)) return 1;
-      logger?.info({ reason }, 'shutting down');
-      await runtime?.shutdown(reason).catch((err) => logger?.error({ err: String(err) }, 'shutdown failed'));
-      await run.stopLab?.().catch(() => undefined);
+  let stopping: Promise<number> | undefined;
+  const exitAfter = (reason: string): Promise<void> => {
+    stopping ??= started.then(async (ok) => {
+      if (!ok) return 1;
+      await stopRuntime(run, runtime, logger, reason);
       return 0;
-    })();
-    return stopping;
+    });
+    return stopping.then(exitWhenWritten);
   };
-  const exitAfter = (reason: string): Promise<void> => shutdown(reason).then(exitWhenWritten);
   tieToTransport(server, exitAfter, process.stdout);
   // The stdio transport does not notice the client leaving; stdin ending is that signal.
   process.stdin.on('end', () => void exitAfter('stdin closed'));
@@ -204,28 +217,15 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
         'Press Ctrl+C to stop.\n',
     );
   }
-  await server.connect(transport);
-  // One turn of the event loop first: Node 22's module loader reads and compiles synchronously, so
-  // an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
-  await new Promise((resolve) => setImmediate(resolve));
-
-  const outcome = (async () => {
-    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
-    logger = startedLogger;
-    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: { server, listChanged } });
-    gate.open();
-    logger.info({ tools: runtime.built.tools.length, lab }, 'ready');
-    return true;
-  })().catch(async (err: unknown) => {
-    const reason = await startFailure(run, err);
-    process.stderr.write(`zerto-rewind-mcp: ${reason}\n`);
-    gate.fail(reason);
-    await run.stopLab?.().catch(() => undefined);
-    return false;
-  });
-  settleStart(await outcome);
   if (!(await started)) exitWhenWritten(1);
   return -1;
+}
+
+/** The shutdown every mode ends with (audit shutdown line, FLR unmounts, the lab). */
+async function stopRuntime(run: Startup, runtime: Runtime | undefined, logger: Logger | undefined, reason: string): Promise<void> {
+  logger?.info({ reason }, 'shutting down');
+  await runtime?.shutdown(reason).catch((err) => logger?.error({ err: String(err) }, 'shutdown failed'));
+  await run.stopLab?.().catch(() => undefined);
 }
 
 /** Exits once stdout has written everything before (stdout to a pipe is asynchronous off Linux). */
@@ -245,14 +245,7 @@ async function serveHttp(run: Startup, http: import('./http/http-config.js').Htt
     return 1;
   }
   let stopping: Promise<void> | undefined;
-  const shutdown = (reason: string): Promise<void> => {
-    stopping ??= (async () => {
-      logger.info({ reason }, 'shutting down');
-      await runtime.shutdown(reason).catch((err) => logger.error({ err: String(err) }, 'shutdown failed'));
-      await run.stopLab?.().catch(() => undefined);
-    })();
-    return stopping;
-  };
+  const shutdown = (reason: string): Promise<void> => (stopping ??= stopRuntime(run, runtime, logger, reason));
   const { serveHttp: listen } = await import('./http/serve-http.js');
   let endpoint: Awaited<ReturnType<typeof listen>>;
   try {

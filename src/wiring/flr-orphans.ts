@@ -12,7 +12,7 @@ import { SERVER_IDENTITY } from '../core/audit/lifecycle.js';
 import type { Logger } from '../core/logger.js';
 import { sweepIncompleteFiles } from '../core/safe-write.js';
 import type { ZertoServices } from '../tools/zerto/services.js';
-import type { FlrSessionRegistry, UnmountReport } from '../zerto/index.js';
+import type { FlrSessionRegistry, StoredFlrSession, UnmountReport } from '../zerto/index.js';
 
 const DECISION: AuditDecision = {
   allowed: true,
@@ -43,23 +43,9 @@ export async function endOrphanedFlrSessions(
     let s = left;
     let matched: Record<string, unknown> | undefined;
     if (left.mount_requested) {
-      // The process died with a mount request out: the ZVM may have mounted and never said which
-      // session it was. Found by VM, VPG, checkpoint and mount time, or nothing was mounted.
-      const found = await registry.resolveMountRequest(left).catch((err: unknown) => ({ failed: String(err) }));
-      if ('failed' in found) {
-        logger.warn({ site: left.site, vm: left.vm, err: found.failed }, 'a mount request left by an earlier run could not be looked up; the next start tries again');
-        continue;
-      }
-      if ('none' in found) {
-        logger.info({ site: left.site, vm: left.vm, checkpoint_id: left.checkpoint_id }, 'a mount request left by an earlier run mounted nothing');
-        continue;
-      }
-      if ('ambiguous' in found) {
-        logger.warn({ site: left.site, vm: left.vm, checkpoint_id: left.checkpoint_id, sessions: found.ambiguous },
-          'an earlier run died with a mount request out and several FLR sessions of that VM and checkpoint exist: none is ended on a guess; check them with zerto_list_flr_sessions');
-        continue;
-      }
-      s = found.session;
+      const found = await sessionOfRequest(registry, left, logger);
+      if (!found) continue;
+      s = found;
       matched = { matched_by: 'the earlier run died before the ZVM answered its mount request: the one session of that VM, VPG and checkpoint mounted when it was requested', requested_at: left.opened_at };
     }
     const id = randomUUID();
@@ -89,6 +75,24 @@ export async function endOrphanedFlrSessions(
     ended.push({ site: s.site, session_id: s.session_id, report });
   }
   return ended;
+}
+
+/**
+ * A dead process's mount request: the ZVM may have mounted and never said which session it was.
+ * Found by VM, VPG, checkpoint and mount time (FlrSessionRegistry.resolveMountRequest), or
+ * undefined, logged: nothing was mounted, it cannot be told which, or the ZVM cannot be asked now.
+ */
+async function sessionOfRequest(registry: FlrSessionRegistry, request: StoredFlrSession, logger: Logger): Promise<StoredFlrSession | undefined> {
+  const about = { site: request.site, vm: request.vm, checkpoint_id: request.checkpoint_id };
+  const found = await registry.resolveMountRequest(request).catch((err: unknown) => ({ failed: String(err) }));
+  if ('session' in found) return found.session;
+  if ('failed' in found) logger.warn({ ...about, err: found.failed }, 'a mount request left by an earlier run could not be looked up; the next start tries again');
+  else if ('none' in found) logger.info(about, 'a mount request left by an earlier run mounted nothing');
+  else {
+    logger.warn({ ...about, sessions: found.ambiguous },
+      'an earlier run died with a mount request out and several FLR sessions of that VM and checkpoint exist: none is ended on a guess; check them with zerto_list_flr_sessions');
+  }
+  return undefined;
 }
 
 /**

@@ -85,7 +85,7 @@ export class FlrSessionRegistry {
         const forget = () => (recorded ? this.store.remove(site, request.session_id).catch((err) => warn(site, err)) : Promise.resolve());
         return {
           opened: async (sessionId) => {
-            await this.store.add({ ...what, site, session_id: sessionId, opened_at: new Date().toISOString(), owner }).catch((err) => warn(site, err));
+            await this.recordOpened({ ...what, site, session_id: sessionId }).catch((err) => warn(site, err));
             await forget();
           },
           refused: forget,
