@@ -5,10 +5,11 @@
 // Every audit line also says which door the call came through (`via`), so provenance does not
 // rest on reading the identity string.
 
+import { USER_PREFIX } from './principal.js';
+
 export type Via = 'mcp' | 'web';
 
 const MCP_PREFIX = 'mcp:';
-const USER_PREFIX = 'user:';
 const MAX_PART = 60;
 
 /** Letters, digits, `.`, `_` and `-` kept; every other run of characters becomes one `_`. */

@@ -20,6 +20,9 @@ export function principalOf(auth: AuthInfoLike | undefined): Principal | undefin
   return p && typeof p.identity === 'string' ? p : undefined;
 }
 
+/** How every verified identity begins (userIdentity); nothing else may. */
+export const USER_PREFIX = 'user:';
+
 /** `user:alice` for subject `alice`: a verified user never reads like a client name. */
 export function userIdentity(subject: string): string {
   return `${USER_PREFIX}${subject}`;
@@ -34,4 +37,12 @@ export function isVerifiedIdentity(identity: string): boolean {
   return identity.startsWith(USER_PREFIX) && identity.length > USER_PREFIX.length;
 }
 
-const USER_PREFIX = 'user:';
+/**
+ * The groups a token or ID token names in `claim` (default `groups`): strings only, and without a
+ * leading slash, since Keycloak's group mapper may send full paths ('/ops') and policy names
+ * groups without it. One reading for bearer tokens and the dashboard's sign-in.
+ */
+export function groupsOf(claims: Record<string, unknown>, claim = 'groups'): string[] {
+  const raw = claims[claim];
+  return Array.isArray(raw) ? raw.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\//, '')) : [];
+}

@@ -61,10 +61,10 @@ async function route(
     const principal = user?.principal;
     if (action[2] === 'confirm') {
       logger.info({ id, approver }, 'dashboard confirm');
-      sendJson(res, 200, await (principal ? ports.confirm(id, approver, principal) : ports.confirm(id, approver)));
+      sendJson(res, 200, await ports.confirm(id, approver, principal));
     } else {
       logger.info({ id, approver }, 'dashboard cancel');
-      sendJson(res, 200, await (principal ? ports.cancel(id, approver, principal) : ports.cancel(id, approver)));
+      sendJson(res, 200, await ports.cancel(id, approver, principal));
     }
     return;
   }

@@ -4,15 +4,15 @@
 // `user:<sub>`, never a typed name.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crossSiteRejection } from './csrf.js';
-import { clientAddress, sendError, sendJson, sendText } from './http.js';
+import { clientAddress, readCookie, sendError, sendJson, sendText } from './http.js';
 import type { GateContext, RequestGate } from './gate.js';
-import { SignInError, createRelyingParty, type DashboardSignInConfig, type OidcRelyingParty } from './oidc.js';
+import { CALLBACK_PATH, SignInError, createRelyingParty, type DashboardSignInConfig, type OidcRelyingParty } from './oidc.js';
+import { isLoopbackHost } from '../core/loopback.js';
 import {
   DashboardSessions, LOGIN_COOKIE, LOGIN_COOKIE_MAX_AGE_S, SESSION_COOKIE, SESSION_COOKIE_MAX_AGE_S, cookieHeader,
 } from './sessions.js';
 
 const LOGIN_PATH = '/auth/login';
-const CALLBACK = '/auth/callback';
 const LOGOUT_PATH = '/auth/logout';
 
 export interface OidcGateOptions {
@@ -28,6 +28,10 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
   const sessions = opts.sessions ?? new DashboardSessions();
   const cookie = (name: string, value: string, maxAgeSeconds: number, path = '/') =>
     cookieHeader(name, value, { secure: opts.secureCookies, maxAgeSeconds, path });
+  // The pending-login cookie goes only to the callback, on the path the browser sees: behind a
+  // proxy that serves the dashboard under a prefix (WEB_UI_PUBLIC_URL=https://x/approvals/) that
+  // is /approvals/auth/, not the /auth/ this server is asked for.
+  const authPath = `${new URL(opts.base).pathname}auth/`;
 
   async function login(res: ServerResponse): Promise<void> {
     let request: Awaited<ReturnType<OidcRelyingParty['authorizationRequest']>>;
@@ -40,7 +44,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
       return;
     }
     const id = sessions.startLogin({ state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier });
-    res.setHeader('Set-Cookie', cookie(LOGIN_COOKIE, id, LOGIN_COOKIE_MAX_AGE_S, '/auth/'));
+    res.setHeader('Set-Cookie', cookie(LOGIN_COOKIE, id, LOGIN_COOKIE_MAX_AGE_S, authPath));
     res.statusCode = 302;
     res.setHeader('Location', request.url.href);
     res.end();
@@ -48,7 +52,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
 
   async function callback(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const attempt = sessions.takeLogin(req);
-    const clearLogin = cookie(LOGIN_COOKIE, '', 0, '/auth/');
+    const clearLogin = cookie(LOGIN_COOKIE, '', 0, authPath);
     if (!attempt) {
       res.setHeader('Set-Cookie', clearLogin);
       ctx.logRefusal({ client: clientAddress(req) }, 'dashboard sign-in callback without a pending login (expired, replayed, or another browser)');
@@ -82,8 +86,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
       sendError(res, 403, 'forbidden', 'Cross-site request refused.');
       return;
     }
-    const who = sessions.lookup(req);
-    sessions.end(req);
+    const who = sessions.end(req);
     if (who) ctx.logger.info({ identity: who.principal.identity }, 'dashboard sign-out');
     res.setHeader('Set-Cookie', cookie(SESSION_COOKIE, '', 0));
     const endSession = await opts.rp.endSessionUrl(opts.base);
@@ -93,7 +96,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
   return {
     async serve(req, res, url) {
       const path = url.pathname;
-      if (path === LOGIN_PATH || path === CALLBACK) {
+      if (path === LOGIN_PATH || path === CALLBACK_PATH) {
         if (req.method !== 'GET') {
           res.setHeader('Allow', 'GET');
           sendText(res, 405, 'Method not allowed');
@@ -114,7 +117,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
     admit(req, res, url, isApi) {
       const session = sessions.lookup(req);
       if (session) return { user: { principal: session.principal, name: session.name } };
-      const presented = req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
+      const presented = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined;
       const isPage = req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html');
       // Opening the page before signing in is the normal start, not a refusal worth a log line.
       if (presented || !isPage) {
@@ -143,8 +146,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
 export function startOidcGate(cfg: DashboardSignInConfig, listenUrl: string, ctx: GateContext): { gate: RequestGate; base: string; publicHost: string } {
   const base = withSlash(cfg.publicUrl ?? listenUrl);
   const parsed = new URL(base);
-  const loopback = parsed.hostname === 'localhost' || parsed.hostname === '[::1]' || /^127\./.test(parsed.hostname);
-  if (parsed.protocol !== 'https:' && !loopback) {
+  if (parsed.protocol !== 'https:' && !isLoopbackHost(parsed.hostname)) {
     throw new Error(`The dashboard signs people in, so it must be reached over https: WEB_UI_PUBLIC_URL is '${base}'. Put TLS in front (a reverse proxy) and set WEB_UI_PUBLIC_URL=https://...`);
   }
   const rp = createRelyingParty(cfg, base);

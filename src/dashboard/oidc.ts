@@ -4,7 +4,8 @@
 // `user:<sub>`: the same identity an MCP call of that user carries, so the four-eyes rule compares
 // like with like. Loaded only when the dashboard signs people in (HTTP mode with an issuer).
 import * as oidc from 'openid-client';
-import { userIdentity, type Principal } from '../core/principal.js';
+import { groupsOf, userIdentity, type Principal } from '../core/principal.js';
+import { isLoopbackHost } from '../core/loopback.js';
 
 export interface DashboardSignInConfig {
   /** OAUTH_ISSUER: the identity provider (e.g. https://keycloak.example/realms/ops). */
@@ -98,9 +99,7 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
       const subjectClaim = cfg.userClaim ?? 'sub';
       const subject = claims[subjectClaim];
       if (typeof subject !== 'string' || subject === '') throw new SignInError(`the ID token has no '${subjectClaim}' claim`);
-      const groupsRaw = claims[cfg.groupsClaim ?? 'groups'];
-      // Same reading as the bearer tokens' (http/token-verifier.ts): Keycloak may send '/ops'.
-      const groups = Array.isArray(groupsRaw) ? groupsRaw.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\//, '')) : [];
+      const groups = groupsOf(claims, cfg.groupsClaim);
       // RFC 6749 5.1: a response without `scope` granted exactly what was asked.
       const scopes = (tokens.scope ?? cfg.scope).split(' ').filter((s) => s !== '' && s !== 'openid' && s !== 'profile');
       const name = [claims['name'], claims['preferred_username']].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
@@ -139,9 +138,5 @@ function describe(err: unknown): string {
   const cause = (err as { cause?: unknown }).cause;
   const message = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
   return `the sign-in response did not validate (${typeof code === 'string' ? `${code}: ` : ''}${message})`;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
 }
 

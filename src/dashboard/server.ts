@@ -11,6 +11,7 @@ import { allowedHostHeaders, hostAllowed } from './host-check.js';
 import { createLogThrottle } from './log-throttle.js';
 import { createTokenGate, refusalLogger, type GateContext, type RequestGate } from './gate.js';
 import type { DashboardSignInConfig } from './oidc.js';
+import { isLoopbackHost } from '../core/loopback.js';
 
 export { assertDashboardConfig, MIN_TOKEN_LENGTH } from './auth.js';
 export { REQUESTED_WITH } from './csrf.js';
@@ -104,7 +105,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
     }
   }
   allowed = allowedHostHeaders(host, port, opts.allowedHosts);
-  if (!isLoopback(host) && !opts.signIn) {
+  if (!isLoopbackHost(host) && !opts.signIn) {
     logger.warn({ host, port }, 'dashboard listens beyond loopback: the token travels over plain http, so put TLS in front');
   }
   logger.info({ url, signIn: opts.signIn ? 'oidc' : 'token' }, 'dashboard listening');
@@ -158,6 +159,3 @@ async function handle(
   res.end(file.body);
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}

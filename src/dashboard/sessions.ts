@@ -46,7 +46,13 @@ export class DashboardSessions {
 
   /** Stores a login attempt; returns the cookie value that names it. */
   startLogin(attempt: Omit<LoginAttempt, 'expiresAt'>): string {
-    return this.insert(this.logins, MAX_LOGINS, { ...attempt, expiresAt: this.now() + LOGIN_TTL_MS });
+    const now = this.now();
+    // In insertion order with one lifetime, so expired attempts are a prefix: stop at a live one.
+    for (const [k, a] of this.logins) {
+      if (a.expiresAt > now) break;
+      this.logins.delete(k);
+    }
+    return this.insert(this.logins, MAX_LOGINS, { ...attempt, expiresAt: now + LOGIN_TTL_MS });
   }
 
   /** The attempt named by the request's login cookie, removed: a callback is single use. */
@@ -62,12 +68,12 @@ export class DashboardSessions {
   /** Creates a session; returns the cookie value that names it. */
   create(principal: Principal, name: string): string {
     const now = this.now();
+    for (const [k, s] of this.sessions) if (!alive(s, now)) this.sessions.delete(k);
     return this.insert(this.sessions, MAX_SESSIONS, { principal, name, createdAt: now, lastSeen: now });
   }
 
   /** Stores `entry` under a new cookie value (the oldest entry goes at the cap); returns the value. */
   private insert<T>(map: Map<string, T>, max: number, entry: T): string {
-    this.sweep();
     while (map.size >= max) map.delete(map.keys().next().value!);
     const id = newId();
     map.set(digest(id), entry);
@@ -90,16 +96,11 @@ export class DashboardSessions {
     return s;
   }
 
-  /** Ends the session the request names (sign-out); true when there was one. */
-  end(req: IncomingMessage): boolean {
-    const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    return id !== undefined && this.sessions.delete(digest(id));
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [k, a] of this.logins) if (a.expiresAt <= now) this.logins.delete(k);
-    for (const [k, s] of this.sessions) if (!alive(s, now)) this.sessions.delete(k);
+  /** Ends the session the request names (sign-out) and returns it, when there was a live one. */
+  end(req: IncomingMessage): SignedInSession | undefined {
+    const s = this.lookup(req);
+    if (s) this.sessions.delete(digest(readCookie(req.headers.cookie, SESSION_COOKIE)!));
+    return s;
   }
 }
 

@@ -1,11 +1,12 @@
 // HTTP mode's settings, from the environment (and --insecure-local). Refuses what would serve
 // vCenter changes to anyone who can reach the port: no issuer means no authentication, which is
 // only allowed on loopback with an explicit --insecure-local.
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../core/loopback.js';
+import { SCOPES } from '../core/scopes.js';
 import type { DashboardSignInConfig } from '../dashboard/oidc.js';
 
 /** What the dashboard asks the IdP for when WEB_UI_OIDC_SCOPE is unset (dashboard/oidc.ts). */
-const DEFAULT_SIGN_IN_SCOPE = 'openid profile vsphere:read vsphere:change vsphere:destructive zerto:restore';
+const DEFAULT_SIGN_IN_SCOPE = ['openid', 'profile', ...SCOPES].join(' ');
 
 export interface HttpConfig {
   host: string;
@@ -21,12 +22,6 @@ export function isHttpMode(flag: boolean, env: Record<string, string | undefined
   return flag || env.MCP_TRANSPORT?.toLowerCase() === 'http';
 }
 
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
-
 export function loadHttpConfig(env: Record<string, string | undefined>, insecureLocal: boolean): HttpConfig {
   const host = env.MCP_HTTP_HOST || '127.0.0.1';
   const port = Number(env.MCP_HTTP_PORT ?? '8080');
@@ -37,7 +32,7 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
       throw new Error('HTTP mode needs authentication: set OAUTH_ISSUER (your IdP, e.g. https://keycloak.example/realms/ops). ' +
         'For a local trial only, bind to loopback and pass --insecure-local.');
     }
-    if (!isLoopback(host)) throw new Error(`--insecure-local serves without authentication, so it binds only to loopback; MCP_HTTP_HOST is '${host}'. Set OAUTH_ISSUER instead.`);
+    if (!isLoopbackHost(host)) throw new Error(`--insecure-local serves without authentication, so it binds only to loopback; MCP_HTTP_HOST is '${host}'. Set OAUTH_ISSUER instead.`);
   }
   const publicUrl = env.MCP_PUBLIC_URL?.trim();
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new Error(`MCP_PUBLIC_URL '${publicUrl}' must start with https:// (or http:// on a trusted network).`);

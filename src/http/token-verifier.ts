@@ -3,7 +3,7 @@
 // (audience), not expired. Scopes, subject and groups come from the verified claims only.
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { userIdentity, type Principal } from '../core/principal.js';
+import { groupsOf, userIdentity, type Principal } from '../core/principal.js';
 
 export interface TokenVerifierOptions {
   issuer: string;
@@ -50,9 +50,7 @@ export class TokenVerifier {
     const subject = payload[subjectClaim];
     if (typeof subject !== 'string' || !subject) throw new TokenError('invalid_token', `the token has no '${subjectClaim}' claim`);
     const scopes = scopesOf(payload);
-    const groupsRaw = payload[this.opts.groupsClaim ?? 'groups'];
-    // Keycloak's group mapper may send full paths ('/ops'); policy names groups without the slash.
-    const groups = Array.isArray(groupsRaw) ? groupsRaw.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\//, '')) : [];
+    const groups = groupsOf(payload, this.opts.groupsClaim);
     const principal: Principal = { identity: userIdentity(subject), subject, groups, scopes };
     const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : 'unknown';
     return { token, clientId, scopes, ...(payload.exp ? { expiresAt: payload.exp } : {}), extra: { principal } };

@@ -11,6 +11,7 @@ import { seededPorts } from '../dashboard/fake-ports.js';
 import { checkProcess } from '../../src/check/process-checks.js';
 import { startLab } from '../../src/lab/testing/index.js';
 import { tempDir } from '../support/harness.js';
+import { startTestIssuer } from '../support/test-issuer.js';
 
 const ISSUER = 'https://keycloak.example/realms/ops';
 
@@ -39,6 +40,11 @@ describe('WEB_UI_OIDC_* in HTTP mode', () => {
     await expect(startDashboard({
       host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
       signIn: { issuer: ISSUER, clientId: 'x', scope: 'openid', publicUrl: 'http://approvals.example/' },
+    })).rejects.toThrow(/https/);
+    // A name that only starts like a loopback address is a name, not this machine.
+    await expect(startDashboard({
+      host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
+      signIn: { issuer: ISSUER, clientId: 'x', scope: 'openid', publicUrl: 'http://127.evil.example/' },
     })).rejects.toThrow(/https/);
   });
 });
@@ -100,5 +106,26 @@ describe('who counts as the second person', () => {
     expect(tagAgentOf('user:bob')).toBe('user:bob');
     expect(tagAgentOf('user:b o|b', 'nightly')).toBe('user:b_o_b+nightly');
     expect(tagAgentOf('mcp:claude/1.0')).toBe('mcp:claude');
+  });
+});
+
+describe('the signing-in dashboard behind a path prefix', () => {
+  it('scopes the pending-login cookie to the callback path the browser sees, prefix included', async () => {
+    const idp = await startTestIssuer();
+    // A proxy serves the dashboard at /approvals/ and strips the prefix; the server sees /auth/login.
+    const dashboard = await startDashboard({
+      host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,
+      signIn: { issuer: idp.issuer, clientId: 'zr-dashboard', scope: 'openid', publicUrl: 'http://127.0.0.1/approvals/' },
+    });
+    try {
+      // Straight to the listening port, as the proxy would (dashboard.url is the public URL).
+      const login = await fetch(`http://127.0.0.1:${dashboard.port}/auth/login`, { redirect: 'manual' });
+      expect(login.status).toBe(302);
+      expect(new URL(login.headers.get('location')!).searchParams.get('redirect_uri')).toBe('http://127.0.0.1/approvals/auth/callback');
+      expect(login.headers.get('set-cookie')).toMatch(/; Path=\/approvals\/auth\/(;|$)/);
+    } finally {
+      await dashboard.close();
+      await idp.close();
+    }
   });
 });
