@@ -7,6 +7,7 @@ import { dirname, parse, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { AuditWriter } from '../core/audit-writer.js';
 import { MIN_TOKEN_LENGTH } from '../dashboard/auth.js';
+import { isHttpMode } from '../http/http-config.js';
 import { parseToolsets, toolsetProblem } from '../tools/toolsets.js';
 import { row, type CheckRow } from './check-result.js';
 
@@ -53,7 +54,7 @@ function tokenRow(config: LoadedConfig, env: Record<string, string | undefined>)
   if (!enabled) return row(SUBJECT, 'dashboard_token', 'ok', 'dashboard off (WEB_UI_ENABLED is not true)');
   // HTTP mode with the IdP sign-in takes no token (dashboard/oidc.ts); `check` sees the mode only
   // through MCP_TRANSPORT, not through a --http flag.
-  if (env.MCP_TRANSPORT?.toLowerCase() === 'http' && env.OAUTH_ISSUER && env.WEB_UI_OIDC_CLIENT_ID) {
+  if (isHttpMode(false, env) && env.OAUTH_ISSUER?.trim() && env.WEB_UI_OIDC_CLIENT_ID?.trim()) {
     return row(SUBJECT, 'dashboard_token', 'ok', `dashboard signs people in with ${env.OAUTH_ISSUER} (client ${env.WEB_UI_OIDC_CLIENT_ID}); WEB_UI_TOKEN is not used`);
   }
   const fix = 'Set WEB_UI_TOKEN to a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16).';

@@ -4,6 +4,7 @@
 // rare, small and must not interleave with another edit in this process either.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { AppError } from './errors.js';
+import { isProcessAlive } from './process-alive.js';
 
 const STALE_MS = 10_000;
 const WAIT_MS = 5_000;
@@ -44,7 +45,7 @@ function breakIfStale(lock: string): boolean {
   try {
     const pid = Number(readFileSync(lock, 'utf8'));
     const old = Date.now() - statSync(lock).mtimeMs > STALE_MS;
-    if (old || (pid > 0 && !alive(pid))) {
+    if (old || (pid > 0 && !isProcessAlive(pid))) {
       unlinkSync(lock);
       return true;
     }
@@ -54,11 +55,3 @@ function breakIfStale(lock: string): boolean {
   return false;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

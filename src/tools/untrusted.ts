@@ -63,7 +63,7 @@ export function unfenced(text: string): string {
  */
 export function markOf(value: unknown, fence: string, everyString = false): UntrustedMark {
   const fields = new Set<string>();
-  collect(value, '', everyString, fields);
+  collect(value, '', '', everyString, fields);
   const list = [...fields];
   return { fence, fields: list.length > MAX_FIELDS ? [...list.slice(0, MAX_FIELDS), '*'] : list };
 }
@@ -76,23 +76,20 @@ export function withMark<T extends Record<string, unknown>>(value: T, mark: Untr
   return out as T & { _untrusted: UntrustedMark };
 }
 
-function collect(value: unknown, path: string, everyString: boolean, out: Set<string>): void {
+/** `key`: the object key the value sits under (an array's items keep their array's key). */
+function collect(value: unknown, path: string, key: string, everyString: boolean, out: Set<string>): void {
   if (typeof value === 'string') {
-    if (path !== '' && (everyString || !SERVER_KEYS.has(lastKey(path)))) out.add(path);
+    if (path !== '' && (everyString || !SERVER_KEYS.has(key))) out.add(path);
     return;
   }
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, `${path}[]`, everyString, out);
+    const items = `${path}[]`;
+    for (const item of value) collect(item, items, key, everyString, out);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   for (const [k, v] of Object.entries(value)) {
     if (path === '' && k === UNTRUSTED_KEY) continue;
-    collect(v, path === '' ? k : `${path}.${k}`, everyString, out);
+    collect(v, path === '' ? k : `${path}.${k}`, k, everyString, out);
   }
-}
-
-function lastKey(path: string): string {
-  const bare = path.replace(/(\[\])+$/, '');
-  return bare.slice(bare.lastIndexOf('.') + 1);
 }

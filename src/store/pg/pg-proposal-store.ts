@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { claimRefusal, type NewProposal, type Proposal, type ProposalState, type ProposalStore } from '../../core/confirmation-store.js';
 import { AppError } from '../../core/errors.js';
+import { isVerifiedIdentity } from '../../core/principal.js';
 import { q, type Db } from './pg-db.js';
 
 export interface PayloadCodec<P> {
@@ -74,8 +75,8 @@ export class PgProposalStore<P> implements ProposalStore<P> {
       `UPDATE proposals SET state = 'executing', decided_by = $2
         WHERE ${column} = $1 AND state = 'pending' AND expires_at > $3
           AND NOT (requires_web_approval AND $4 = 'mcp')
-          AND NOT (approval = 'second_person' AND (requester = $2 OR $2 NOT LIKE 'user:_%'))
-        RETURNING *`, [key, decidedBy, this.now(), via]);
+          AND NOT (approval = 'second_person' AND (requester = $2 OR NOT $5::boolean))
+        RETURNING *`, [key, decidedBy, this.now(), via, isVerifiedIdentity(decidedBy)]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
