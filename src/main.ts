@@ -36,7 +36,11 @@ function limitHeapGrowth(): void {
 
 async function main(): Promise<number> {
   // A separate command, loaded only when asked for: `audit verify FILE...` checks the hash chain.
-  if (process.argv[2] === 'audit') return (await import('./audit/verify-command.js')).runAuditCommand(process.argv.slice(3));
+  // No MCP transport exists in that process, so its report is stdout, as for `check`.
+  if (process.argv[2] === 'audit') {
+    const { runAuditCommand } = await import('./audit/verify-command.js');
+    return runAuditCommand(process.argv.slice(3), (s) => process.stdout.write(s), (s) => process.stderr.write(s), process.env);
+  }
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     process.stdout.write(`${HELP}\n`);

@@ -30,12 +30,12 @@ function sourceOf(args: string[], env: Record<string, string | undefined>): Sour
 }
 
 // `zerto-rewind-mcp audit verify` is a command of its own: main.ts runs it instead of the MCP
-// server (no transport is ever opened), so stdout is its report, as for `check` and `--version`.
+// server (no transport is ever opened) and hands it stdout for its report, as for `check`.
 export async function runAuditCommand(
   argv: string[],
-  out: (s: string) => void = (s) => process.stdout.write(s),
-  err: (s: string) => void = (s) => process.stderr.write(s),
-  env: Record<string, string | undefined> = process.env,
+  out: (s: string) => void,
+  err: (s: string) => void,
+  env: Record<string, string | undefined>,
 ): Promise<number> {
   const [sub, ...args] = argv;
   const source = sub === 'verify' ? sourceOf(args, env) : undefined;
