@@ -12,7 +12,7 @@ const UNIT = fileURLToPath(new URL('../../deploy/zerto-rewind-mcp.service', impo
 
 function analyze(args: string[]) {
   const r = spawnSync('systemd-analyze', args, { encoding: 'utf8', timeout: 60_000 });
-  if (r.error) throw new Error(`systemd-analyze is needed for this test (Debian: apt-get install systemd): ${String(r.error)}`);
+  if (r.error) throw new Error(`systemd-analyze is needed for this test (Debian: apt-get install systemd; scripts/install-test-deps does): ${String(r.error)}`);
   return r;
 }
 
