@@ -16,7 +16,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts'],
+          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
           // One module graph per worker, not per file: evaluating the server, the SDK, zod and the
           // lab again for each of ~100 files was half the run's CPU (213 s -> 103 s summed over
           // the workers and their children, all tests green). The price is that a file must leave
@@ -29,7 +29,9 @@ export default defineConfig({
       {
         test: {
           name: 'package',
-          include: ['test/package/pack-install.test.ts'],
+          // The installed tarball, the Claude Desktop bundle built and started, the systemd unit
+          // under systemd-analyze: child processes and packing, more CPU than any default file.
+          include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
           testTimeout: 180_000,
         },
       },

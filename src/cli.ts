@@ -35,6 +35,14 @@ export function parseArgs(argv: string[]): CliOptions {
   return opts;
 }
 
+/**
+ * ZERTO_REWIND_LAB=true does what --lab does, for launchers that pass settings only as
+ * environment (a Claude Desktop bundle's switch). Anything but a clear yes leaves it off.
+ */
+export function labFromEnvironment(env: Record<string, string | undefined>): boolean {
+  return /^(1|true|yes|on)$/i.test(env.ZERTO_REWIND_LAB?.trim() ?? '');
+}
+
 export const HELP = `zerto-rewind-mcp: an MCP server (stdio) for VMware vSphere, with Zerto's journal as the undo button.
 
 Usage:

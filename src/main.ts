@@ -2,7 +2,7 @@
 // The only file that touches the process: flags and environment -> configuration -> (stdio: the
 // MCP session opens here) -> logger -> runtime -> serving. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
 // sessions this process opened and flushes the audit log.
-import { HELP, parseArgs } from './cli.js';
+import { HELP, labFromEnvironment, parseArgs } from './cli.js';
 import { VERSION } from './version.js';
 import type { LoadedConfig } from './config/load.js';
 import type { Runtime, RuntimeOptions } from './runtime.js';
@@ -58,13 +58,15 @@ async function main(): Promise<number> {
   // Everything below loads only now: --help and --version answer without the SDK, zod or a client.
   enableCompileCache();
   limitHeapGrowth();
-  const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }] = await Promise.all([
+  const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { withFileCredentials }] = await Promise.all([
     import('./config/load.js'),
     import('./config/problems.js'),
     import('./core/secrets.js'),
+    import('./config/credentials-file.js'),
   ]);
 
   let env: Record<string, string | undefined> = { ...process.env };
+  if (labFromEnvironment(env)) opts.lab = true;
   // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode.
   let http: import('./http/http-config.js').HttpConfig | undefined;
   if (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http') {
@@ -108,8 +110,9 @@ async function main(): Promise<number> {
   if (opts.toolsets !== undefined) config.settings.toolsets = opts.toolsets;
 
   // The shorthand's inline password arrives as a *_PASSWORD variable and is redacted as one; its
-  // user name is not a secret (redacting 'admin' would shred every result that mentions it).
-  const secrets = envSecretSource({ ...env, ...config.app.inlineCredentials });
+  // user name is not a secret (redacting 'admin' would shred every result that mentions it). The
+  // credentials file's values come first: a variable set for this process overrides the file.
+  const secrets = envSecretSource({ ...withFileCredentials(env, config.fileCredentials), ...config.app.inlineCredentials });
   const run: Startup = {
     config, secrets, env, ...(stopLab ? { stopLab } : {}),
     runtimeOptions: {

@@ -232,8 +232,9 @@ function attachHandlers(server: Server, deps: ServerDeps, services: ToolServices
         return (found.present ?? render)(outcome, deps.secrets.knownValues());
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the
-        // call stopped there, so the agent gets the typed error, not a protocol failure.
-        return render({ ok: false, error: toPublicError(err) }, deps.secrets.knownValues());
+        // call stopped there, so the agent gets the typed error, not a protocol failure, in the
+        // tool's own form (the hook tool's denial: an error result would let the hooked call run).
+        return (found.present ?? render)({ ok: false, error: toPublicError(err) }, deps.secrets.knownValues());
       }
     });
   });

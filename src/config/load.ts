@@ -8,6 +8,7 @@ import { loadTargetsFile, type TargetEntry } from './targets.js';
 import { parseAppConfig, type AppConfig } from './app-config.js';
 import { PolicyFileStore, type PolicySource } from './policy-store.js';
 import { resolveFromBase } from './paths.js';
+import { CREDENTIALS_FILE_VARIABLE, loadCredentialsFile } from './credentials-file.js';
 import type { ConfigProblem } from './problems.js';
 
 export interface LoadedConfig {
@@ -18,6 +19,8 @@ export interface LoadedConfig {
   confirmationTtlSeconds: number;
   warnings: string[];
   notices: string[];
+  /** ZERTO_REWIND_CREDENTIALS_FILE's variables (the environment's own win over them). */
+  fileCredentials?: Record<string, string>;
 }
 
 export const EMPTY_APP_CONFIG: AppConfig = {
@@ -78,11 +81,19 @@ export function loadConfiguration(env: Record<string, string | undefined>, cwd: 
     problems.push({ file: 'environment', path: 'TARGETS_FILE / ZERTO_REWIND_CONFIG', reason: 'nothing to manage: set TARGETS_FILE (vSphere) and/or ZERTO_REWIND_CONFIG (Zerto), or run with --lab to try the simulated lab' });
   }
 
+  let fileCredentials: Record<string, string> | undefined;
+  const credentialsFile = env[CREDENTIALS_FILE_VARIABLE];
+  if (credentialsFile) {
+    const loaded = loadCredentialsFile(resolveFromBase(base, credentialsFile));
+    problems.push(...loaded.problems);
+    fileCredentials = loaded.values;
+  }
+
   const policy = new PolicyFileStore(settings.policyFile, settings.policyFileExplicit);
   problems.push(...policy.startupProblems());
   let ttl = settings.confirmationTtlSeconds;
   const state = policy.current();
   if (state.ok && state.policy.confirmation_ttl_seconds !== undefined) ttl = state.policy.confirmation_ttl_seconds;
   if (problems.length) return { problems };
-  return { config: { settings, targets, app, policy, confirmationTtlSeconds: ttl, warnings, notices }, problems };
+  return { config: { settings, targets, app, policy, confirmationTtlSeconds: ttl, warnings, notices, ...(fileCredentials ? { fileCredentials } : {}) }, problems };
 }

@@ -1,7 +1,7 @@
 // MCP over Streamable HTTP (the SDK's transport) as an OAuth 2.1 resource server. Each MCP
 // session gets its own SDK Server over the shared services; a session belongs to the subject
 // that opened it. Routes: /mcp (the endpoint), /.well-known/oauth-protected-resource (RFC 9728),
-// /healthz. Only loaded in HTTP mode.
+// and the caller's extraRoute (serve-http.ts: /healthz and /readyz, health.ts). Only loaded in HTTP mode.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +28,7 @@ export interface McpHttpOptions {
   scopeOfTool: (name: string) => Scope | undefined;
   newSession: () => Server;
   logger: Logger;
-  /** Extra routes (health of the database); return true when handled. */
+  /** Extra routes, answered before authentication (the health endpoints); return true when handled. */
   extraRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 

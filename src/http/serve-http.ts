@@ -6,6 +6,7 @@ import { requiredScope, type Scope } from '../core/scopes.js';
 import { startMcpHttp, type McpHttpHandle } from './mcp-http-server.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { HttpConfig } from './http-config.js';
+import { healthRoute, type ReadinessCheck } from './health.js';
 
 export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Logger): Promise<McpHttpHandle> {
   const byName = new Map(runtime.built.tools.map((t) => [t.name, t]));
@@ -30,8 +31,20 @@ export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Lo
   const handle = await startMcpHttp({
     host: config.host, port: config.port, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     ...(auth ? { auth } : {}), scopeOfTool, newSession: () => runtime.built.newSession(), logger,
+    extraRoute: healthRoute({ checks: readinessChecks(runtime) }),
   });
   if (!auth) logger.warn({ url: handle.resourceUrl }, 'serving MCP over HTTP WITHOUT authentication (--insecure-local, loopback only)');
   logger.info({ url: handle.resourceUrl, auth: auth ? auth.issuer : 'none' }, 'MCP Streamable HTTP endpoint listening');
   return handle;
+}
+
+/** Ready: the policy in force loads (a broken edit fails every change closed), and the database answers in central mode. */
+function readinessChecks(runtime: Runtime): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [{
+    name: 'configuration',
+    check: () => Promise.resolve(runtime.built.services.policy.current().ok ? undefined : 'the policy file does not load (the server log says why)'),
+  }];
+  const db = runtime.central?.db;
+  if (db) checks.push({ name: 'database', check: async () => { await db.query('SELECT 1'); return undefined; } });
+  return checks;
 }

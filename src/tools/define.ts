@@ -20,7 +20,7 @@ export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
 /** The group TOOLSETS / --toolsets turns on or off as a whole (tools/toolsets.ts reads it). */
 export type Toolset =
   | 'vsphere_read' | 'vsphere_infra' | 'vsphere_monitor' | 'vsphere_change' | 'vsphere_destructive'
-  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab' | 'downstream';
+  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab' | 'downstream' | 'hooks';
 
 export interface TargetRef {
   name: string;

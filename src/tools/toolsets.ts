@@ -17,6 +17,7 @@ export const TOOLSET_DESCRIPTIONS: Record<Toolset, string> = {
   lifecycle: 'Proposals: list, confirm, cancel (added with any two-phase tool).',
   lab: 'The simulated lab\'s guest-file tools (--lab only).',
   downstream: 'Tools of other MCP servers this one proxies.',
+  hooks: 'The guard as a Claude Code PreToolUse hook calls it (for the hook, not the model).',
 };
 
 export type ToolsetName = Toolset;

@@ -27,7 +27,7 @@ describe('tool declarations', () => {
   });
 
   it('every tool names its toolset', () => {
-    const toolsets = ['vsphere_read', 'vsphere_infra', 'vsphere_monitor', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab', 'downstream'];
+    const toolsets = ['vsphere_read', 'vsphere_infra', 'vsphere_monitor', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab', 'downstream', 'hooks'];
     for (const t of ALL_TOOLS) expect(toolsets, t.name).toContain(t.toolset);
   });
 

@@ -2,13 +2,14 @@
 // agent calls it with the tool it is about to call and that call's arguments; a catalogued tool
 // gets one tagged checkpoint per VM it names (every VPG of each VM), an unlisted tool passes
 // through. VMs are looked up in resolve (so policy sees their target); pinning happens only in
-// execute, after policy and the `executing` audit line.
+// execute, after policy and the `executing` audit line. The handlers are exported: the Claude Code
+// hook's tool (guard-hook-tool.ts) runs this same guard, audited under its own name.
 import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
 import { argsFingerprint } from '../../core/fingerprint.js';
 import { vmsFromArgs, type ListedCatalogEntry } from '../../core/catalog.js';
 import { ChangeIdArg } from '../args.js';
-import { defineTool, type CallContext, type TargetRef } from '../define.js';
+import { defineTool, type CallContext, type ExecContext, type TargetRef } from '../define.js';
 import { agentOf, auditor } from '../pipeline-call.js';
 import { pinPlanned } from '../pipeline-guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
@@ -18,7 +19,7 @@ import {
   zertoOf, type Carried,
 } from './zerto-common.js';
 
-interface GuardLookup {
+export interface GuardLookup {
   entry?: ListedCatalogEntry;
   vms: FoundAnywhere[];
   /** The downstream server behind this one whose tool it is: the gateway guards it on every call. */
@@ -46,6 +47,28 @@ const GuardedVmOut = z.object({
   ...PinPlanOut,
 });
 
+const GuardInput = z.object({
+  tool: z.string().min(1).max(200).describe('The tool you are about to call, as its server names it.'),
+  args: z.record(z.string(), z.unknown()).default({}).describe('The arguments you will pass to that tool, unchanged.'),
+  agent: AgentArg.optional(),
+  change_id: ChangeIdArg.optional(),
+});
+
+const GuardOutput = z.object({
+  guarded: z.boolean().describe('True when checkpoints were pinned (or, in a dry run, would be).'),
+  tool: z.string(),
+  reason: z.string().optional().describe('Why the call was not guarded.'),
+  enforced_by: z.string().optional().describe('The downstream server behind this server\'s gateway whose tool it is: calls to it are guarded automatically.'),
+  vm_arg: z.string().optional(),
+  change_id: z.string().optional(),
+  vms: z.array(GuardedVmOut).optional(),
+  tags: z.array(z.string()).optional(),
+  message: z.string(),
+});
+
+export type GuardArgs = z.infer<typeof GuardInput>;
+export type GuardResult = z.infer<typeof GuardOutput>;
+
 export const zertoGuardBeforeMutate = defineTool({
   name: 'zerto_guard_before_mutate',
   title: 'Guard another server\'s tool call with a Zerto checkpoint',
@@ -56,110 +79,101 @@ export const zertoGuardBeforeMutate = defineTool({
   toolset: 'zerto',
   idempotent: false,
   guard: false,
-  input: z.object({
-    tool: z.string().min(1).max(200).describe('The tool you are about to call, as its server names it.'),
-    args: z.record(z.string(), z.unknown()).default({}).describe('The arguments you will pass to that tool, unchanged.'),
-    agent: AgentArg.optional(),
-    change_id: ChangeIdArg.optional(),
-  }),
-  output: z.object({
-    guarded: z.boolean().describe('True when checkpoints were pinned (or, in a dry run, would be).'),
-    tool: z.string(),
-    reason: z.string().optional().describe('Why the call was not guarded.'),
-    enforced_by: z.string().optional().describe('The downstream server behind this server\'s gateway whose tool it is: calls to it are guarded automatically.'),
-    vm_arg: z.string().optional(),
-    change_id: z.string().optional(),
-    vms: z.array(GuardedVmOut).optional(),
-    tags: z.array(z.string()).optional(),
-    message: z.string(),
-  }),
-  async resolve(args, ctx): Promise<Carried<GuardLookup>> {
-    const zerto = zertoOf(ctx);
-    const gateway = ctx.services.ext.downstream?.serverOf(args.tool);
-    if (gateway) {
-      return {
-        targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
-        summary: `'${args.tool}' is enforced by the gateway (downstream server '${gateway}'): nothing to pin here`,
-        zerto: { vms: [], gateway },
-      };
-    }
-    const catalog = ctx.services.ext.catalog;
-    const entry = await catalog?.find(args.tool);
-    if (!entry) {
-      // No VM to resolve: the call is decided (and audited) against the first configured site.
-      const resolution: Carried<GuardLookup> = {
-        targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
-        summary: `${quoted(args.tool)} is not in the mutating catalog: pass through unguarded`,
-        zerto: { vms: [] },
-      };
-      return resolution;
-    }
-    const names = vmsFromArgs(args.args, entry.vm_arg);
-    if (names.length === 0) {
-      throw new AppError('invalid_input', `'${args.tool}' is catalogued with vm_arg '${entry.vm_arg}', but args has no VM name at '${entry.vm_arg}'.`, {
-        hint: `Pass the exact arguments you will give '${args.tool}', including '${entry.vm_arg}' (the VM name, hostname or IP, or a list of them).`,
-        details: { vm_arg: entry.vm_arg, tool: args.tool },
-      });
-    }
-    const vms = await lookUpAll(ctx, names, entry.vm_arg);
-    const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
-    const [first, ...others] = policyTargets(homes.map((h, i) => policyTarget(ctx, vms[i]!, h)));
+  input: GuardInput,
+  output: GuardOutput,
+  resolve: resolveGuard,
+  execute: (args, resolution, ctx) => executeGuard(args, resolution, ctx, 'zerto_guard_before_mutate'),
+  dryRun: dryRunGuard,
+});
+
+export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<Carried<GuardLookup>> {
+  const zerto = zertoOf(ctx);
+  const gateway = ctx.services.ext.downstream?.serverOf(args.tool);
+  if (gateway) {
+    return {
+      targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+      summary: `'${args.tool}' is enforced by the gateway (downstream server '${gateway}'): nothing to pin here`,
+      zerto: { vms: [], gateway },
+    };
+  }
+  const catalog = ctx.services.ext.catalog;
+  const entry = await catalog?.find(args.tool);
+  if (!entry) {
+    // No VM to resolve: the call is decided (and audited) against the first configured site.
     const resolution: Carried<GuardLookup> = {
-      targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
-      affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
-      guardVms: [],
-      summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
-      zerto: { entry, vms },
+      targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+      summary: `${quoted(args.tool)} is not in the mutating catalog: pass through unguarded`,
+      zerto: { vms: [] },
     };
     return resolution;
-  },
-  async execute(args, resolution, ctx) {
-    const { entry, vms, gateway } = resolution.zerto;
-    if (gateway) return enforced(args.tool, gateway);
-    if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
-    const changeId = args.change_id ?? ctx.auditId;
-    const agent = agentOf(ctx.identity, args.agent);
-    let done = 0;
-    const report = await pinPlanned(ctx, planOf(vms), {
-      vms: [], tool: args.tool, action: args.tool, agent, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }),
-      onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
+  }
+  const names = vmsFromArgs(args.args, entry.vm_arg);
+  if (names.length === 0) {
+    throw new AppError('invalid_input', `'${args.tool}' is catalogued with vm_arg '${entry.vm_arg}', but args has no VM name at '${entry.vm_arg}'.`, {
+      hint: `Pass the exact arguments you will give '${args.tool}', including '${entry.vm_arg}' (the VM name, hostname or IP, or a list of them).`,
+      details: { vm_arg: entry.vm_arg, tool: args.tool },
     });
-    const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
-    const failed = each.flatMap((e) => (e.error !== undefined ? [{ vm: e.found.vm.name, err: e.error }] : []));
-    const pinned = each.flatMap((e) => (e.error === undefined ? [{ found: e.found, tag: e.tag, checkpoints: e.checkpoints }] : []));
-    if (failed.length) {
-      if (vms.length === 1) throw failed[0]!.err;
-      const first = toPublicError(failed[0]!.err);
-      throw new AppError(first.code, `The guard could not pin a checkpoint for every VM, so do not call '${args.tool}': ${failed.map((f) => `${f.vm}: ${toPublicError(f.err).message}`).join('; ')}.`, {
-        retryable: first.retryable,
-        hint: 'Retry with the same change_id: checkpoints already pinned are reused, not duplicated.',
-        details: { change_id: changeId, pinned: pinned.map((p) => ({ vm: p.found.vm.name, tag: p.tag, checkpoints: p.checkpoints })), failed: failed.map((f) => f.vm) },
-      });
-    }
-    const out = pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
-    await auditor(ctx, 'zerto_guard_before_mutate')({
-      target: resolution.targets[0]!.name, phase: 'checkpointed', args,
-      detail: { guarded_tool: args.tool, reused: out.every((v) => v.checkpoints.every((c) => c.reused)), tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
-    }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
-    return {
-      guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, vms: out, tags: out.map((v) => v.tag),
-      message: `Pinned and listed: ${out.map((v) => `'${v.tag}' on ${v.checkpoints.length} VPG(s)`).join('; ')}. You may now call '${args.tool}'; to undo a file change, use zerto_recover_file with the VM's tag.`,
-    };
-  },
-  async dryRun(args, resolution, ctx) {
-    const { entry, vms, gateway } = resolution.zerto;
-    if (gateway) return enforced(args.tool, gateway);
-    if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
-    const changeId = args.change_id ?? ctx.auditId;
-    const agent = agentOf(ctx.identity, args.agent);
-    const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }) }) })));
-    return {
-      guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
-      vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned, refused: plan.refused })),
-      message: `Dry run: would pin ${plans.map((p) => `'${p.plan.tag}' on ${p.plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}`).join('; ')}. Nothing was inserted.`,
-    };
-  },
-});
+  }
+  const vms = await lookUpAll(ctx, names, entry.vm_arg);
+  const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
+  const [first, ...others] = policyTargets(homes.map((h, i) => policyTarget(ctx, vms[i]!, h)));
+  const resolution: Carried<GuardLookup> = {
+    targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
+    affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
+    guardVms: [],
+    summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
+    zerto: { entry, vms },
+  };
+  return resolution;
+}
+
+export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext, auditedAs: string): Promise<GuardResult> {
+  const { entry, vms, gateway } = resolution.zerto;
+  if (gateway) return enforced(args.tool, gateway);
+  if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+  const changeId = args.change_id ?? ctx.auditId;
+  const agent = agentOf(ctx.identity, args.agent);
+  let done = 0;
+  const report = await pinPlanned(ctx, planOf(vms), {
+    vms: [], tool: args.tool, action: args.tool, agent, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }),
+    onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
+  });
+  const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
+  const failed = each.flatMap((e) => (e.error !== undefined ? [{ vm: e.found.vm.name, err: e.error }] : []));
+  const pinned = each.flatMap((e) => (e.error === undefined ? [{ found: e.found, tag: e.tag, checkpoints: e.checkpoints }] : []));
+  if (failed.length) {
+    if (vms.length === 1) throw failed[0]!.err;
+    const first = toPublicError(failed[0]!.err);
+    throw new AppError(first.code, `The guard could not pin a checkpoint for every VM, so do not call '${args.tool}': ${failed.map((f) => `${f.vm}: ${toPublicError(f.err).message}`).join('; ')}.`, {
+      retryable: first.retryable,
+      hint: 'Retry with the same change_id: checkpoints already pinned are reused, not duplicated.',
+      details: { change_id: changeId, pinned: pinned.map((p) => ({ vm: p.found.vm.name, tag: p.tag, checkpoints: p.checkpoints })), failed: failed.map((f) => f.vm) },
+    });
+  }
+  const out = pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
+  await auditor(ctx, auditedAs)({
+    target: resolution.targets[0]!.name, phase: 'checkpointed', args,
+    detail: { guarded_tool: args.tool, reused: out.every((v) => v.checkpoints.every((c) => c.reused)), tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
+  }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
+  return {
+    guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, vms: out, tags: out.map((v) => v.tag),
+    message: `Pinned and listed: ${out.map((v) => `'${v.tag}' on ${v.checkpoints.length} VPG(s)`).join('; ')}. You may now call '${args.tool}'; to undo a file change, use zerto_recover_file with the VM's tag.`,
+  };
+}
+
+export async function dryRunGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext): Promise<GuardResult & { dry_run?: boolean }> {
+  const { entry, vms, gateway } = resolution.zerto;
+  if (gateway) return enforced(args.tool, gateway);
+  if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+  const changeId = args.change_id ?? ctx.auditId;
+  const agent = agentOf(ctx.identity, args.agent);
+  const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }) }) })));
+  return {
+    guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
+    vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned, refused: plan.refused })),
+    message: `Dry run: would pin ${plans.map((p) => `'${p.plan.tag}' on ${p.plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}`).join('; ')}. Nothing was inserted.`,
+  };
+}
 
 /** Every VM named, each to exactly one protected VM; the first failure (in argument order) is raised. */
 async function lookUpAll(ctx: CallContext, names: string[], vmArg: string): Promise<FoundAnywhere[]> {

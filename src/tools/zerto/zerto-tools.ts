@@ -4,6 +4,7 @@ import { zertoAddMutatingTool, zertoListMutatingTools, zertoRemoveMutatingTool }
 import { zertoCreateTaggedCheckpoint } from './checkpoint-tool.js';
 import { zertoFindProtection } from './find-protection-tool.js';
 import { zertoEndFlrSession, zertoListFlrSessions } from './flr-session-tools.js';
+import { zertoGuardHook } from './guard-hook-tool.js';
 import { zertoGuardBeforeMutate } from './guard-tool.js';
 import { zertoRecoverFile } from './recover-file-tool.js';
 
@@ -11,6 +12,7 @@ export const ZERTO_TOOLS: AnyTool[] = [
   zertoFindProtection,
   zertoCreateTaggedCheckpoint,
   zertoGuardBeforeMutate,
+  zertoGuardHook,
   zertoRecoverFile,
   zertoListFlrSessions,
   zertoEndFlrSession,
