@@ -10,7 +10,7 @@ import type { ZertoLogger } from './logger.js';
 import { ZvmRest } from './rest.js';
 import { SILENT_LOGGER } from './logger.js';
 import {
-  ActionResult, CheckpointList, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
+  ActionResult, CheckpointList, CheckpointStats, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
   Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type Listed, type PathItem, type PeerSite, type PointInTime, type VmRow,
 } from './schemas.js';
 import type { ZertoSiteConfig } from './site-config.js';
@@ -149,6 +149,12 @@ export class ZvmClient {
       schema: CheckpointList, signal,
       query: { startDate: range.startDate ? zertoDate(range.startDate) : undefined, endDate: range.endDate ? zertoDate(range.endDate) : undefined },
     }));
+  }
+
+  /** The journal's first and last checkpoint (GET /v1/vpgs/{id}/checkpoints/stats). */
+  async checkpointStats(vpgId: string, signal?: AbortSignal): Promise<{ earliest: string | null; latest: string | null }> {
+    const s = await this.rest.call('GET', `/v1/vpgs/${enc(vpgId)}/checkpoints/stats`, { schema: CheckpointStats, signal });
+    return { earliest: s.Earliest?.TimeStamp ?? null, latest: s.Latest?.TimeStamp ?? null };
   }
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {

@@ -7,9 +7,10 @@
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
-import { buildPinPlan, forgetInsert, refusalError, rememberInsert, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
+import { buildPinPlan, forgetInsert, rememberInsert, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
 import { sleep } from './sleep.js';
 import { waitForTask } from './task-wait.js';
+import { tagMatches } from './tag.js';
 
 export interface PinProgress {
   vpg: string;
@@ -56,7 +57,6 @@ export interface PinDryRun {
    * waits for it and does not insert again.
    */
   already_pinned: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; pending_task_id?: string }>;
-  refused: Array<{ vpg: string; vpg_id: string; reason: string }>;
 }
 
 /** Search window before the insert time: absorbs clock skew between this host and the ZVM. */
@@ -88,15 +88,12 @@ export async function planTaggedCheckpoint(client: ZvmClient, args: PinRequest):
       if (v.action === 'await') return [{ vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: '', timestamp: '', pending_task_id: v.pending!.taskId }];
       return [];
     }),
-    refused: plan.vpgs.filter((v) => v.action === 'refuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, reason: v.reason! })),
   };
 }
 
 async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
   const deadline = nowOf(args) + (args.timeoutMs ?? 120_000);
   const plan = await buildPinPlan(client, args);
-  const refusal = refusalError(plan, client.site.name);
-  if (refusal) throw refusal;
   const progress = new Map<string, number>();
   const report = (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string): void => {
     progress.set(v.vpg_id, share);
@@ -190,7 +187,7 @@ async function confirmInsert(
   report(v, 'listing', 80, `VPG ${v.vpg}: ${outcome.kind === 'completed' ? 'task done' : `task unreadable${taskNote}`}, waiting for the checkpoint to be listed`);
   const startDate = new Date(insertedAt - SKEW_MS);
   for (;;) {
-    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === tag);
+    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => tagMatches(c.Tag, tag));
     const cp = listed.sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
     if (cp) {
       forgetInsert(client, v.vpg_id, args.vm, args.changeId);
@@ -212,7 +209,7 @@ function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
   return new AppError('checkpoint_failed', `Zerto refused the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${err.message}`, {
     retryable: err.retryable,
     hint: cloud
-      ? 'Tagged checkpoints cannot be inserted when the protected site is Azure or AWS. Point this server at the vSphere protected ZVM.'
+      ? 'The ZVM would not take a tagged checkpoint on this VPG (it names a public cloud or an unsupported operation). Point this server at the vSphere protected ZVM, or leave the VPG out.'
       : (err.hint ?? 'Check the VPG state in the Zerto UI; a VPG that is initialising or paused cannot take checkpoints.'),
     details: { ...err.details, site, vpg: v.vpg, vpg_id: v.vpg_id },
   });

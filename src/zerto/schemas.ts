@@ -91,6 +91,14 @@ export const VmRow = keyed({
 export type VmRow = z.infer<typeof VmRow>;
 export const VmRowList = lenientList(VmRow);
 
+/** The journal's reach (a real capture and the 10.x VpgApi agree on these members). */
+export const HistoryStatus = keyed({
+  ActualHistoryInMinutes: z.number().nullable().optional(),
+  ConfiguredHistoryInMinutes: z.number().nullable().optional(),
+  EarliestCheckpoint: keyed({ CheckpointIdentifier: idString.nullable().optional(), TimeStamp: str }).nullable().optional(),
+});
+export type HistoryStatus = z.infer<typeof HistoryStatus>;
+
 export const Vpg = keyed({
   VpgIdentifier: z.string(),
   VpgName: str,
@@ -104,6 +112,8 @@ export const Vpg = keyed({
   SourceSite: str,
   TargetSite: str,
   Entities: Entities.nullable().optional(),
+  // Optional: a VPG row without it is still a VPG; only the journal's reach goes unknown.
+  HistoryStatusApi: HistoryStatus.nullable().optional().catch(null),
 });
 export type Vpg = z.infer<typeof Vpg>;
 export const VpgList = lenientList(Vpg);
@@ -116,6 +126,11 @@ export const Checkpoint = keyed({
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 export const CheckpointList = lenientList(Checkpoint);
+/** `{Earliest, Latest}`: either may be null (an empty journal, right after a re-sync). */
+export const CheckpointStats = keyed({
+  Earliest: keyed({ TimeStamp: str }).nullable().optional(),
+  Latest: keyed({ TimeStamp: str }).nullable().optional(),
+});
 
 export const Task = keyed({
   TaskIdentifier: str,

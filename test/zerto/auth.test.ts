@@ -57,7 +57,7 @@ describe('Keycloak token lifecycle', () => {
     await lab.client.listVpgs();
     zvmFaults(lab.zvm).expireTokens();
     const vpgs = await lab.client.listVpgs();
-    expect(vpgs.length).toBe(5);
+    expect(vpgs.length).toBe(7);
     expect(lab.callLog.find('zvm:lab-zvm', TOKEN)).toHaveLength(2);
     expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/vpgs')).toHaveLength(3);
   });

@@ -12,6 +12,7 @@ import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile, type RecoverProgress } from '../../src/zerto/recover-file.js';
 import { labLocator, labSite, startLab, thrown, type LabHandle } from './support/lab.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
+import { formatTag } from '../../src/zerto/tag.js';
 
 const APP01 = labVmIdentifier('lab-vc1', 'vm-101');
 const WIN01 = labVmIdentifier('lab-vc1', 'vm-104');
@@ -162,8 +163,18 @@ describe('recoverFile', () => {
 
   it('says when no VPG lists the tag', async () => {
     lab = await startLab();
-    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: 'ai:x | y | vm=app-01 | change=nope | 2025-01-01T00:00:00Z' }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
+    const recent = formatTag({ agent: 'x', action: 'y', vm: 'app-01', change: 'nope', at: new Date() });
+    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: recent }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
     expect(err.code).toBe('not_found');
     expect(err.message).toMatch(/vpg-app/);
+  });
+
+  it('says checkpoint_expired, with the journal\'s earliest point, for a tag older than the journal', async () => {
+    lab = await startLab();
+    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: 'ai:x | y | vm=app-01 | change=nope | 2025-01-01T00:00:00Z' }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
+    expect(err.code).toBe('checkpoint_expired');
+    const earliest = lab.zvm.state.listedCheckpoints('aaaaaaaa-0000-4000-8000-000000000001')[0]!;
+    expect(err.details.vpgs.find((v: { vpg: string }) => v.vpg === 'vpg-app').earliest_checkpoint).toBe(new Date(earliest.at).toISOString());
+    expect(err.message).toMatch(/no longer in the journal/);
   });
 });

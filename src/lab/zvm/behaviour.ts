@@ -48,10 +48,19 @@ export class LabZvmBehaviour {
   failingDownloads = 0;
   /** Q8: which ZVM mounts FLR for a VPG that replicates to another site (7.x docs: the recovery site). */
   remoteFlr: RemoteFlrRule = 'recovery-site';
+  /**
+   * Whether a VPG protected in a public cloud takes tagged checkpoints. No source says either way
+   * (docs/zerto-notes.md); the default refuses with a 400, as other invalid operations answer.
+   */
+  cloudTaggedCheckpoints: 'refuse' | 'accept' = 'refuse';
   /** /v1/vms and /v1/vpgs carry one extra row whose name is null (the Swagger allows it). */
   nullNameRows = false;
   /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (evidence §2 #17). */
   omitPeerSiteIdentifier = false;
+  /** Tagged checkpoint names are kept only up to this length (null: whole); the limit is undocumented. */
+  checkpointNameMaxLength: number | null = null;
+  /** Tagged checkpoint names are stored trimmed and with inner whitespace collapsed. */
+  trimCheckpointNames = false;
   /** Bumped to expire tokens: tokens issued before are rejected. */
   tokenEpoch = 0;
   /**
@@ -65,6 +74,12 @@ export class LabZvmBehaviour {
     const dot = identifier.lastIndexOf('.');
     const override = dot > 0 ? this.serverIdOverrides.get(identifier.slice(0, dot).toLowerCase()) : undefined;
     return override ? `${override}${identifier.slice(dot)}` : identifier;
+  }
+
+  /** The name a tagged checkpoint is listed under, after this ZVM's cutting and trimming. */
+  storedCheckpointName(name: string): string {
+    const trimmed = this.trimCheckpointNames ? name.trim().replace(/\s+/g, ' ') : name;
+    return this.checkpointNameMaxLength === null ? trimmed : trimmed.slice(0, this.checkpointNameMaxLength);
   }
 
   /** Consumes one injected failure for `route`, if any. */

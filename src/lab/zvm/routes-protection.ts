@@ -71,8 +71,8 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
       const name = pickString(body, 'checkpointName');
       if (!name) throw new HttpError(400, 'checkpointName is required');
       const prot = state.peers().concat([state.site]).find((s) => s.name === v.protectedSite);
-      // Q3 (unconfirmed): modelled as a 400 naming the public cloud, like other invalid operations.
-      if (prot && prot.siteType !== 'VCenter') {
+      // Unconfirmed either way: a switch, refusing by default with a 400 naming the public cloud.
+      if (prot && prot.siteType !== 'VCenter' && state.behaviour.cloudTaggedCheckpoints === 'refuse') {
         throw new HttpError(400, `Tagged checkpoints are not supported for VPG ${v.name}: its protected site ${prot.name} is a public cloud site (${prot.siteType}).`);
       }
       sendJson(res, 200, state.insertTagged(v.id, name, principal).id);

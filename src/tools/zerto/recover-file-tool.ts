@@ -4,7 +4,7 @@
 // bytes come back inline (small UTF-8 text) or are saved under restore_dir for a human to put back.
 import { z } from 'zod';
 import { parseGuestPath } from '../../zerto/guest-path.js';
-import { checkFlrPlacement, chooseFlrCheckpoint, recoverFile, siteClientLookup } from '../../zerto/index.js';
+import { firstPlaceableCandidate, flrCandidates, recoverFile, siteClientLookup } from '../../zerto/index.js';
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
 import type { ZertoServices } from './services.js';
@@ -70,15 +70,14 @@ export const zertoRecoverFile = defineTool({
     const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
     const zerto = zertoOf(ctx);
-    const picked = await chooseFlrCheckpoint((v) => siteOf(zerto, v.site).client, found.vm.name, found.vpgs,
-      { vpg: args.vpg, checkpoint: { tag: args.tag, id: args.checkpoint_id } }, ctx.signal);
+    const clientOf = (v: SitedVpg) => siteOf(zerto, v.site).client;
+    const candidates = await flrCandidates(clientOf, found.vm.name, found.vpgs, { tag: args.tag, id: args.checkpoint_id }, { vpg: args.vpg, signal: ctx.signal });
+    // Refused now, before a human approves, when no ZVM's CanMount allows any VPG holding it.
+    const picked = await firstPlaceableCandidate(clientOf, candidates, found.vm.vm_identifier, { recoverySite: recoverySites(zerto), signal: ctx.signal });
     const { vpg } = picked;
     const checkpoint = { id: picked.checkpoint.CheckpointIdentifier, timestamp: picked.checkpoint.TimeStamp, tag: picked.checkpoint.Tag ?? null };
-    const chosen: Chosen = { found, vpg, checkpoint };
-    // A VPG replicating elsewhere: refuse now, before a human approves, when no ZVM's CanMount allows it.
-    if (!vpg.locally_replicated) {
-      await checkFlrPlacement(siteOf(zerto, vpg.site).client, vpg, found.vm.vm_identifier, picked.checkpoint, { recoverySite: recoverySites(zerto), signal: ctx.signal });
-    }
+    const others = candidates.filter((c) => c.vpg.id !== vpg.id).map((c) => c.vpg);
+    const chosen: Chosen = { found: args.vpg ? { ...found, vpgs: [vpg] } : found, vpg, checkpoint };
     if (args.partition) chosen.partition = args.partition;
     const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
     const resolution: Carried<Chosen> = {
@@ -92,7 +91,8 @@ export const zertoRecoverFile = defineTool({
       guardVms: [],
       summary: `restore ${quoted(args.path)}${partition} of VM ${quoted(found.vm.name)} from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
         `${checkpoint.tag ? `, tag ${quoted(checkpoint.tag)}` : ''}) of VPG ${quoted(vpg.name)} at Zerto site ${quoted(vpg.site)}` +
-        `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}. ${NOTHING_WRITTEN}`,
+        `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}` +
+        `${others.length && checkpoint.tag ? `; if no site mounts it, the same tag on ${others.map((v) => `VPG ${quoted(v.name)}`).join(', ')}` : ''}. ${NOTHING_WRITTEN}`,
       zerto: chosen,
     };
     return resolution;
@@ -102,9 +102,10 @@ export const zertoRecoverFile = defineTool({
     const zerto = zertoOf(ctx);
     let step = 0;
     const res = await recoverFile(siteOf(zerto, vpg.site).client, {
-      protection: { ...found, vpgs: [vpg] }, vpg: vpg.id, path: args.path,
-      // The proposal's checkpoint: id, plus its tag and time so the lookup is a small window.
-      checkpoint: { id: checkpoint.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
+      // The proposal's VPG first; the VM's other VPGs holding the same tag follow if no site mounts it.
+      protection: found, preferVpg: vpg.id, path: args.path, clientOf: (v) => siteOf(zerto, v.site ?? vpg.site).client,
+      // The proposal's checkpoint: id (of its VPG), plus its tag and time so the lookup is a small window.
+      checkpoint: { id: checkpoint.id, idVpg: vpg.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
       ...(partition ? { partition } : {}),
       restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
       // A remote VPG's recovery site, when configured; the guard's bound also bounds the mount.

@@ -116,7 +116,6 @@ export const PinPlanOut = {
   would_insert: z.array(z.object({ vpg: z.string(), vpg_id: z.string() })).optional().describe('Dry run: VPGs that would get the tag.'),
   already_pinned: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string() })).optional()
     .describe('Dry run: VPGs that already carry this change\'s tag (a retry reuses them).'),
-  refused: z.array(z.object({ vpg: z.string(), vpg_id: z.string(), reason: z.string() })).optional().describe('Dry run: VPGs that cannot take a tagged checkpoint, and why.'),
 };
 
 export const WouldOut = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };
@@ -169,7 +168,6 @@ export async function planVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin)
     change_id: plans[0]?.change_id ?? pin.changeId,
     would_insert: plans.flatMap((p) => p.would_insert),
     already_pinned: plans.flatMap((p) => p.already_pinned),
-    refused: plans.flatMap((p) => p.refused),
   };
 }
 

@@ -91,6 +91,17 @@ export class LabZvmFaults {
     this.b.remoteFlr = rule;
   }
 
+  /** Tagged checkpoint names are listed cut to `max` characters (null: whole), and trimmed when `trim`. */
+  checkpointNames(max: number | null, trim = false): void {
+    this.b.checkpointNameMaxLength = max;
+    this.b.trimCheckpointNames = trim;
+  }
+
+  /** Whether VPGs protected in a public cloud take tagged checkpoints. */
+  cloudTaggedCheckpoints(rule: 'refuse' | 'accept'): void {
+    this.b.cloudTaggedCheckpoints = rule;
+  }
+
   nullNameRows(on = true): void {
     this.b.nullNameRows = on;
   }
