@@ -54,6 +54,17 @@ describe('recoverFile', () => {
     expect(lab.guests.read(APP01, '/etc/app.conf')?.toString()).toContain('broken by the agent');
   });
 
+  it('restores a file whose name is not Latin-1 (the download names it with RFC 5987 filename*)', async () => {
+    // Plain HTTP: Node refuses such characters in a header outright there (a 500 from the lab).
+    lab = await startLab({ tls: false });
+    lab.guests.write(APP01, '/etc/配置-ключ.conf', 'ünïcode = yes\n');
+    const tag = await pin(lab, 'app-01', 'chg-utf8');
+    lab.guests.write(APP01, '/etc/配置-ключ.conf', 'broken\n');
+    const res = await recoverFile(lab.client, { ...fast, vm: 'app-01', locator: labLocator(), checkpoint: { tag }, path: '/etc/配置-ключ.conf', restoreDir: lab.tmp });
+    expect(res.content).toBe('ünïcode = yes\n');
+    expect(res.flr_path).toBe('partition#1 Ext4/etc/配置-ключ.conf');
+  });
+
   it('restores a Windows path (drive letter, backslashes, other case) from an NTFS partition', async () => {
     lab = await startLab();
     const tag = await pin(lab, 'win-app-01', 'chg-win');

@@ -61,6 +61,10 @@ export class LabZvmBehaviour {
   checkpointNameMaxLength: number | null = null;
   /** Tagged checkpoint names are stored trimmed and with inner whitespace collapsed. */
   trimCheckpointNames = false;
+  /** The token route refuses a request without `scope=openid` (as Zerto's ZIC realm documents). */
+  requireOpenidScope = false;
+  /** A 9.x Windows ZVM: no Keycloak (the token route is a 404); sessions come from /v1/session/add. */
+  windowsSessionAuth = false;
   /** Bumped to expire tokens: tokens issued before are rejected. */
   tokenEpoch = 0;
   /**

@@ -102,6 +102,16 @@ export class LabZvmFaults {
     this.b.cloudTaggedCheckpoints = rule;
   }
 
+  /** The token route insists on `scope=openid`. */
+  requireOpenidScope(on = true): void {
+    this.b.requireOpenidScope = on;
+  }
+
+  /** The appliance behaves as a 9.x Windows ZVM: no Keycloak token route. */
+  windowsSessionAuth(on = true): void {
+    this.b.windowsSessionAuth = on;
+  }
+
   nullNameRows(on = true): void {
     this.b.nullNameRows = on;
   }
