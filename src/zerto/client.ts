@@ -39,10 +39,12 @@ export interface VmFilter {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * FLR browse paging (Q10, INFERRED): the 10.x DTO has nullable `pageNumber`/`pageSize`, with no
- * documented base, default or maximum, and no total count in the answer. Pages are taken as
- * 1-based; a page shorter than the first, an empty page or one that adds nothing new ends the
- * listing, so a server that caps the size below ours, or ignores pageNumber, still ends.
+ * FLR browse paging: the 10.x DTO has nullable `pageNumber`/`pageSize`, with no documented base,
+ * default or maximum, and no total count (docs/zerto-notes.md). So the base is never assumed:
+ * pages 0 and 1 are both read and merged by path (a 1-based ZVM that reads 0 as 1 only repeats
+ * rows; one that refuses page 0 or answers it empty costs nothing), then 2 onwards. From page 1
+ * an empty page or one shorter than the first full one ends the listing, and from page 2 so does
+ * a page adding nothing new, so a ZVM that caps the size below ours, or ignores pageNumber, ends.
  */
 const BROWSE_PAGE_SIZE = 500;
 const MAX_BROWSE_PAGES = 1000;
@@ -100,7 +102,7 @@ export class ZvmClient {
           return id ? [{ id, name: p.PeerSiteName ?? p.SiteName ?? id, type: p.SiteType ?? null }] : [];
         });
         if (known.length < peers.length) this.log.warn({ site: this.site.name, skipped: peers.length - known.length }, 'peer sites without any identifier were skipped');
-        return { local: { id: localId, name: local.SiteName, type: local.SiteType ?? null }, peers: known };
+        return { local: { id: localId, name: local.SiteName ?? this.site.name, type: local.SiteType ?? null }, peers: known };
       })();
       this.siteCache = { at: now, value };
       value.catch(() => {
@@ -187,16 +189,25 @@ export class ZvmClient {
     const items = new Map<string, PathItem>();
     let main: PathInformation['MainPathItem'];
     let firstLength = 0;
-    for (let pageNumber = 1; pageNumber <= MAX_BROWSE_PAGES; pageNumber++) {
-      const page = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, {
-        schema: PathInformation, body: { path, pageNumber, pageSize: BROWSE_PAGE_SIZE }, idempotent: true, signal,
-      });
+    const done = (): PathInformation => ({ MainPathItem: main ?? null, PathItems: [...items.values()] });
+    for (let pageNumber = 0; pageNumber <= MAX_BROWSE_PAGES; pageNumber++) {
+      let page: PathInformation;
+      try {
+        page = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, {
+          schema: PathInformation, body: { path, pageNumber, pageSize: BROWSE_PAGE_SIZE }, idempotent: true, signal,
+        });
+      } catch (err) {
+        // A 1-based ZVM may refuse page 0 outright: page 1 follows.
+        if (pageNumber === 0 && err instanceof AppError && err.details?.status === 400) continue;
+        throw err;
+      }
       main ??= page.MainPathItem;
       const got = page.PathItems ?? [];
       const before = items.size;
       for (const item of got) if (!items.has(item.Path)) items.set(item.Path, item);
-      if (pageNumber === 1) firstLength = got.length;
-      if (got.length === 0 || items.size === before || got.length < firstLength) return { MainPathItem: main ?? null, PathItems: [...items.values()] };
+      firstLength ||= got.length;
+      if (pageNumber === 0) continue;
+      if (got.length === 0 || got.length < firstLength || (pageNumber >= 2 && items.size === before)) return done();
     }
     throw new AppError('zerto_error', `Zerto site '${this.site.name}' kept answering pages of FLR folder '${path}' past ${MAX_BROWSE_PAGES * BROWSE_PAGE_SIZE} entries.`, {
       details: { site: this.site.name, path },

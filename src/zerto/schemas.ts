@@ -48,7 +48,8 @@ export const LocalSite = keyed({
   // Real clients read SiteIdentifier; the Swagger omits it and has only Link.identifier (evidence #17).
   SiteIdentifier: str,
   Link: SiteLink.nullable().optional(),
-  SiteName: z.string(),
+  // Nullable in the Swagger: the configured site name stands in (client.ts).
+  SiteName: str,
   SiteType: str,
   Version: str,
   IsReplicationToSelfEnabled: z.boolean().nullable().optional(),
@@ -132,10 +133,18 @@ export const CheckpointStats = keyed({
   Latest: keyed({ TimeStamp: str }).nullable().optional(),
 });
 
+/** ZVMA's ZertoTaskStates; the Swagger's filters take the number or the name, so answers may too. */
+const TASK_STATE_NAMES = ['firstunusedvalue', 'inprogress', 'waitingforuserinput', 'paused', 'failed', 'stopped', 'completed', 'cancelling'];
+const taskState = z.preprocess((v) => {
+  if (typeof v !== 'string' || /^\s*\d+\s*$/.test(v)) return v;
+  const i = TASK_STATE_NAMES.indexOf(v.replace(/[\s_-]/g, '').toLowerCase());
+  return i < 0 ? v : i;
+}, z.coerce.number());
+
 export const Task = keyed({
   TaskIdentifier: str,
   Type: str,
-  Status: keyed({ State: z.coerce.number(), Progress: z.coerce.number().nullable().optional() }),
+  Status: keyed({ State: taskState, Progress: z.coerce.number().nullable().optional() }),
   CompleteReason: str,
   Started: str,
   Completed: str,
@@ -184,7 +193,8 @@ export const PathItem = keyed({
 export type PathItem = z.infer<typeof PathItem>;
 
 export const PathInformation = keyed({
-  MainPathItem: PathItem.nullable().optional(),
+  // Nothing is read from it but its presence; a null `Path` there (the Swagger allows it) must not fail the browse.
+  MainPathItem: PathItem.nullable().optional().catch(null),
   PathItems: lenientList(PathItem).transform((l) => l.items).nullable().optional(),
 });
 export type PathInformation = z.infer<typeof PathInformation>;

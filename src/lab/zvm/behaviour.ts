@@ -38,6 +38,8 @@ export class LabZvmBehaviour {
   /** Q10: browse pages when asked and by default; pageSize above the maximum is capped. */
   browseDefaultPageSize = 50;
   browseMaxPageSize = 200;
+  /** Browse `pageNumber` counts from 1 (0 read as 1) or from 0: undocumented either way. */
+  browsePageBase: 0 | 1 = 1;
   /** Q12: download link relative (`v1/downloads/...`) or absolute. */
   downloadUrlForm: 'relative' | 'absolute' = 'relative';
   /** Q12: absolute links name this origin (another host name of the appliance) instead of our own. */
@@ -65,6 +67,15 @@ export class LabZvmBehaviour {
   requireOpenidScope = false;
   /** A 9.x Windows ZVM: no Keycloak (the token route is a 404); sessions come from /v1/session/add. */
   windowsSessionAuth = false;
+  /**
+   * Answers use what the Swagger allows and the lab otherwise never sends: a null `SiteName` in
+   * /v1/localsite, a null `Path` in browse's `MainPathItem`, and task states as names.
+   */
+  looseShapes = false;
+  /** A new FLR session is not listed (GET /v1/flrs/{id} answers 404) for this long after the mount. */
+  sessionListedAfterMs = 0;
+  /** GET /v1/tasks/{id} answers 404 for unmount tasks (a route that shows only tasks run at its own site). */
+  unmountTaskHidden = false;
   /** Bumped to expire tokens: tokens issued before are rejected. */
   tokenEpoch = 0;
   /**

@@ -5,6 +5,8 @@
 import { LAB_ZERTO_SITES, type LabVpg, type LabZertoSite } from '../topology.js';
 import type { LabCheckpoint, LabFlrSession, LabTask, LabVmRef, LabZvmState } from './state.js';
 
+const TASK_STATE_NAMES = ['FirstUnusedValue', 'InProgress', 'WaitingForUserInput', 'Paused', 'Failed', 'Stopped', 'Completed', 'Cancelling'];
+
 export function isoTime(ms: number): string {
   return new Date(Math.floor(ms)).toISOString();
 }
@@ -30,7 +32,7 @@ export function siteLink(state: LabZvmState, base: string, name: string): Record
 export function localSite(state: LabZvmState, base: string): Record<string, unknown> {
   const s = state.site;
   return {
-    SiteIdentifier: s.siteIdentifier, SiteName: s.name, Location: 'Lab', Version: '10.0.60', DisplayVersion: '10.0 U6',
+    SiteIdentifier: s.siteIdentifier, SiteName: state.behaviour.looseShapes ? null : s.name, Location: 'Lab', Version: '10.0.60', DisplayVersion: '10.0 U6',
     ZvmApiVersion: '1.0', ContactName: 'lab', ContactEmail: 'lab@example.test', ContactPhone: '000',
     IsReplicationToSelfEnabled: true, UtcOffsetInMinutes: 0, SiteType: s.siteType, SiteTypeVersion: null,
     IpAddress: '127.0.0.1', BandwidthThrottlingInMBs: -1, IsLoginBannerEnabled: false, LoginBanner: null,
@@ -87,7 +89,7 @@ export function task(state: LabZvmState, base: string, t: LabTask): Record<strin
   const related = (kind: string, id: string | undefined): Array<Record<string, unknown>> =>
     id ? [{ href: `${base}/v1/${kind}/${id}`, identifier: id, rel: null, type: kind === 'vpgs' ? 'VpgApi' : 'FlrSessionInformationApi' }] : [];
   return {
-    TaskIdentifier: t.id, Type: t.type, Status: { State: v.state, Progress: v.progress },
+    TaskIdentifier: t.id, Type: t.type, Status: { State: state.behaviour.looseShapes ? TASK_STATE_NAMES[v.state] : v.state, Progress: v.progress },
     InitiatedBy: t.initiatedBy, Started: isoTime(t.started), Completed: v.completed === null ? null : isoTime(v.completed),
     CompleteReason: v.state === 4 ? (t.failReason ?? '') : '', IsCancellable: false, Generation: 1,
     RelatedEntities: { Vpgs: related('vpgs', t.vpgId), Sites: [siteLink(state, base, state.site.name)], Hosts: [], FlrSessions: related('flrs', t.flrSessionId) },

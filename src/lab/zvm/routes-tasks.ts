@@ -32,7 +32,7 @@ export function taskRoutes(state: LabZvmState, base: () => string): Route[] {
       // The fault zvml-python-sdk works around: a valid token refused on this route.
       if (state.behaviour.takeTaskRouteRefusal()) throw new HttpError(401, 'Authorization has been denied for this request.');
       const t = find(params[0]!);
-      if (!t) throw new HttpError(404, `Task ${params[0]} was not found`);
+      if (!t || (t.type === 'FlrJournalUnmount' && state.behaviour.unmountTaskHidden)) throw new HttpError(404, `Task ${params[0]} was not found`);
       sendJson(res, 200, render.task(state, base(), t));
     }),
     route('GET', '/v1/vpgs/statuses', ({ res }) => sendJson(res, 200, VPG_STATUSES)),

@@ -67,6 +67,11 @@ export class LabZvmFaults {
     this.b.browseMaxPageSize = maxSize;
   }
 
+  /** Browse pages counted from 0 or from 1. */
+  browsePageBase(base: 0 | 1): void {
+    this.b.browsePageBase = base;
+  }
+
   downloadUrl(form: 'relative' | 'absolute'): void {
     this.b.downloadUrlForm = form;
   }
@@ -110,6 +115,21 @@ export class LabZvmFaults {
   /** The appliance behaves as a 9.x Windows ZVM: no Keycloak token route. */
   windowsSessionAuth(on = true): void {
     this.b.windowsSessionAuth = on;
+  }
+
+  /** Nulls and names where the Swagger allows them: localsite SiteName, browse MainPathItem.Path, task states. */
+  looseShapes(on = true): void {
+    this.b.looseShapes = on;
+  }
+
+  /** New FLR sessions are not listed for `ms` after the mount. */
+  sessionListedAfter(ms: number): void {
+    this.b.sessionListedAfterMs = ms;
+  }
+
+  /** The task route does not show unmount tasks (404). */
+  hideUnmountTasks(on = true): void {
+    this.b.unmountTaskHidden = on;
   }
 
   nullNameRows(on = true): void {
