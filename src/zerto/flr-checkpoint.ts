@@ -113,19 +113,18 @@ function forVpg(q: CheckpointQuery, vpgId: string): CheckpointQuery | null {
 }
 
 /**
- * The latest time the checkpoint can have: its listed timestamp, or for a tag the tag's time plus
- * the longest a pin waits (a checkpoint is taken after its tag was made). A journal that starts
- * later than this has rolled past it.
+ * The latest time the checkpoint can have: its listed timestamp, or for a tag the tag's time (a
+ * checkpoint is taken right after its tag is made) plus a minute of clock skew between this host
+ * and the ZVM. A journal whose earliest point is later has rolled past it.
  */
 function wantedTime(q: CheckpointQuery): number | null {
   const ts = q.timestamp ? Date.parse(q.timestamp) : Number.NaN;
   if (!Number.isNaN(ts)) return ts;
   const at = q.tag ? tagDate(q.tag) : null;
-  return at ? at.getTime() + TAG_SLACK_MS : null;
+  return at ? at.getTime() + CLOCK_SKEW_MS : null;
 }
 
-/** The longest a pin's checkpoint may follow its tag's time (the guard's bound is 1 h at most). */
-const TAG_SLACK_MS = 3_600_000;
+const CLOCK_SKEW_MS = 60_000;
 
 /** The checkpoint on one VPG, by bounded listings only; undefined when it is not listed. */
 export async function findCheckpoint(client: ZvmClient, vpgId: string, q: CheckpointQuery, signal?: AbortSignal): Promise<Checkpoint | undefined> {

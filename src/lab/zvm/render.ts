@@ -53,6 +53,8 @@ export function peerSite(s: LabZertoSite, base: string, withId = true): Record<s
 export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string, unknown> {
   const cps = state.listedCheckpoints(v.id);
   const earliest = cps[0];
+  const historyMinutes = Math.max(1, Math.round(state.journal.history(v.id) / 60_000));
+  const actualMinutes = earliest ? Math.floor((Date.now() - earliest.at) / 60_000) : 0;
   return {
     VpgIdentifier: v.id, VpgName: v.name, VpgDescription: null, VpgType: 'Regular',
     Status: 1, StatusDescription: 'Meeting SLA', SubStatus: 0, SubStatusDescription: 'None',
@@ -60,7 +62,7 @@ export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string,
     Entities: { Protected: entityType(site(v.protectedSite)), Recovery: entityType(site(v.recoverySite)) },
     ProtectedSite: siteLink(state, base, v.protectedSite), RecoverySite: siteLink(state, base, v.recoverySite),
     ProtectedSiteName: v.protectedSite, RecoverySiteName: v.recoverySite,
-    HistoryStatusApi: { ActualHistoryInMinutes: 60, ConfiguredHistoryInMinutes: 1440, EarliestCheckpoint: earliest ? checkpoint(earliest) : null },
+    HistoryStatusApi: { ActualHistoryInMinutes: actualMinutes, ConfiguredHistoryInMinutes: historyMinutes, EarliestCheckpoint: earliest ? checkpoint(earliest) : null },
     Link: { href: `${base}/v1/vpgs/${v.id}`, identifier: v.id, rel: null, type: 'VpgApi' },
   };
 }

@@ -4,6 +4,7 @@
 
 import type { LabZvm } from '../server.js';
 import { LabZvmBehaviour, type RemoteFlrRule } from '../behaviour.js';
+import type { LabJournal } from '../journal.js';
 
 export class LabZvmFaults {
   constructor(private readonly b: LabZvmBehaviour) {}
@@ -163,4 +164,29 @@ export class LabZvmFaults {
 /** The switches of one simulated ZVM. */
 export function zvmFaults(zvm: Pick<LabZvm, 'behaviour'>): LabZvmFaults {
   return new LabZvmFaults(zvm.behaviour);
+}
+
+/** Switches over a lab journal (shared by a VPG's two ZVMs): how long and how much it keeps, and re-syncs. */
+export class LabJournalFaults {
+  constructor(private readonly j: LabJournal) {}
+
+  /** The VPG's journal keeps checkpoints for `ms` (Zerto allows 1 hour to 30 days; tests go shorter). */
+  history(vpgId: string, ms: number): void {
+    this.j.historyMs.set(vpgId, ms);
+  }
+
+  /** Each VPG's journal holds at most `n` checkpoints; the oldest go, tagged or not. */
+  capacity(n: number): void {
+    this.j.capacity = n;
+    for (const id of this.j.checkpoints.keys()) this.j.trim(id, Date.now());
+  }
+
+  /** The VPG re-syncs: every checkpoint is removed. */
+  resync(vpgId: string): void {
+    this.j.resync(vpgId);
+  }
+}
+
+export function journalFaults(journal: LabJournal): LabJournalFaults {
+  return new LabJournalFaults(journal);
 }
