@@ -2,6 +2,7 @@
 // more. Auth, retries, timeouts and parsing live below (auth.ts, rest.ts, schemas.ts); the domain
 // operations (find-protection, pin-checkpoint, recover-file) live above and never see HTTP.
 
+import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { TokenManager } from './auth.js';
@@ -248,6 +249,14 @@ export class ZvmClient {
   /** Unmounts (ends) an FLR session; returns the string the ZVM answers (probably a task id). */
   async unmountFlr(sessionId: string, signal?: AbortSignal): Promise<string | null> {
     return this.rest.call('DELETE', `/v1/flrs/${enc(sessionId)}`, { schema: ActionResult, signal });
+  }
+
+  /**
+   * A read-only GET answered as raw JSON, for `check --zerto` (src/check/zerto-probe.ts), which
+   * compares it with the schemas itself. Auth, retries and error mapping are the normal ones.
+   */
+  async probeGet(path: string, query: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<unknown> {
+    return this.rest.call('GET', path, { schema: z.unknown(), query, signal });
   }
 
   /** The rows of a lenient list; skipped (unusable) rows are logged with their count. */

@@ -76,6 +76,8 @@ export class LabZvmBehaviour {
   sessionListedAfterMs = 0;
   /** GET /v1/tasks/{id} answers 404 for unmount tasks (a route that shows only tasks run at its own site). */
   unmountTaskHidden = false;
+  /** /v1/vms rows leave these members out: a shape the client does not expect (for `check --zerto`). */
+  omittedVmMembers: string[] = [];
   /** Bumped to expire tokens: tokens issued before are rejected. */
   tokenEpoch = 0;
   /**

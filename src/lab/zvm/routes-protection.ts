@@ -42,7 +42,8 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
       const q = (k: string): string | null => queryParam(url, k);
       const rows = state.vmRows().filter((r) => eq(q('vmName'), r.name) && eq(q('vmIdentifier'), r.vmIdentifier) && eq(q('vpgName'), r.vpg.name)
         && eq(q('protectedSiteIdentifier'), siteId(r.vpg.protectedSite)) && eq(q('recoverySiteIdentifier'), siteId(r.vpg.recoverySite)));
-      const out = rows.map((r) => render.vmRow(state, base(), r));
+      const omit = state.behaviour.omittedVmMembers;
+      const out = rows.map((r) => render.vmRow(state, base(), r)).map((o) => (omit.length ? Object.fromEntries(Object.entries(o).filter(([k]) => !omit.includes(k))) : o));
       // A row the Swagger allows (VmName nullable) and a strict client would choke on.
       if (state.behaviour.nullNameRows && out.length > 0) out.push({ ...out[0], VmIdentifier: `${String(out[0]!.VmIdentifier)}-unnamed`, VmName: null });
       sendJson(res, 200, out);

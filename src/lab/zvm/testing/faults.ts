@@ -133,6 +133,11 @@ export class LabZvmFaults {
     this.b.unmountTaskHidden = on;
   }
 
+  /** /v1/vms rows leave out these members (e.g. `VmIdentifier`). */
+  omitVmMembers(...names: string[]): void {
+    this.b.omittedVmMembers = names;
+  }
+
   nullNameRows(on = true): void {
     this.b.nullNameRows = on;
   }
