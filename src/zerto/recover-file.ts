@@ -88,7 +88,8 @@ export interface RecoverFileResult {
 export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Promise<RecoverFileResult> {
   const gp = parseGuestPath(args.path);
   if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
-  const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, ...(args.signal ? { signal: args.signal } : {}) }));
+  // A VM this site only recovers counts too: FLR may run at the recovery site.
+  const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, includeRecovered: true, ...(args.signal ? { signal: args.signal } : {}) }));
   const clientOf = args.clientOf ?? ((): ZvmClient => client);
   const candidates = await flrCandidates(clientOf, protection.vm.name, protection.vpgs, args.checkpoint, {
     vpg: args.vpg, prefer: args.preferVpg, signal: args.signal,

@@ -67,7 +67,8 @@ export const zertoRecoverFile = defineTool({
   }),
   async resolve(args, ctx) {
     parseGuestPath(args.path);
-    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
+    // A site that only recovers the VM (a recovery-site-only configuration) can still restore.
+    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, includeRecovered: true, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
     const zerto = zertoOf(ctx);
     const clientOf = (v: SitedVpg) => siteOf(zerto, v.site).client;
