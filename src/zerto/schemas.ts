@@ -1,5 +1,5 @@
 // zod schemas for what the ZVM sends, applied at the boundary (rest.ts). Members are PascalCase
-// on the wire (reference/zerto-api.md §1), but the Swagger renders camelCase and old builds mixed
+// on the wire (docs/zerto-notes.md), but the Swagger renders camelCase and old builds mixed
 // both, so every object is first re-keyed case-insensitively onto the names declared here. Link
 // objects use lower-case keys (`identifier`, `href`, `type`). Objects stay loose: a ZVM that adds
 // members must not break us; only the members we act on are required.

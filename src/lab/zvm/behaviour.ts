@@ -1,5 +1,5 @@
 // How the simulated ZVM behaves where real appliances differ or the evidence is open
-// (reference/zerto-api.md §12, zerto-clients-evidence.md §2). Plain state the routes consult; the
+// (docs/zerto-notes.md). Plain state the routes consult; the
 // defaults are a well-behaved 10.x appliance as far as the evidence goes. `--lab` only ever reads
 // it. Tests flip it through testing/faults.ts, which the shipped lab does not import.
 
@@ -28,7 +28,7 @@ export class LabZvmBehaviour {
   readonly answerDelays = new Map<string, number>();
   /**
    * GET /v1/tasks/{id} answers 401 to a valid token this many more times (Infinity: always).
-   * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (evidence §2 #1).
+   * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (docs/zerto-notes.md).
    */
   taskRouteRefusals = 0;
   /** Q7: GET /v1/flrs/{id} as a single object or a one-element array. */
@@ -57,7 +57,7 @@ export class LabZvmBehaviour {
   cloudTaggedCheckpoints: 'refuse' | 'accept' = 'refuse';
   /** /v1/vms and /v1/vpgs carry one extra row whose name is null (the Swagger allows it). */
   nullNameRows = false;
-  /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (evidence §2 #17). */
+  /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (docs/zerto-notes.md). */
   omitPeerSiteIdentifier = false;
   /** Tagged checkpoint names are kept only up to this length (null: whole); the limit is undocumented. */
   checkpointNameMaxLength: number | null = null;

@@ -1,4 +1,4 @@
-// The simulated ZVM's JSON, shaped like a 10.x appliance's (reference/zerto-api.md §4-§8):
+// The simulated ZVM's JSON, shaped like a 10.x appliance's (docs/zerto-notes.md):
 // PascalCase members, lower-case keys inside link objects, integer enums, ISO dates with
 // milliseconds and `Z`.
 

@@ -27,7 +27,7 @@ export const zertoRecoverFile = defineTool({
   name: 'zerto_recover_file',
   title: 'Recover a guest file from a Zerto checkpoint',
   description:
-    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, mounted at the site the VM was found on, else at its recovery site. Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
+    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, from the first VPG holding it that a site will mount (locally replicated first). Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'flr',
@@ -39,7 +39,7 @@ export const zertoRecoverFile = defineTool({
     path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
     tag: z.string().min(1).max(512).optional().describe('Checkpoint tag, exactly as returned when pinned.'),
     checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
-    vpg: z.string().min(1).optional().describe('VPG name or id (default: the first, by name, listing the checkpoint).'),
+    vpg: z.string().min(1).optional().describe('VPG name or id: only that VPG (default: every VPG listing the checkpoint, locally replicated first).'),
     partition: z.string().min(1).max(256).optional().describe(
       'Partition label, as an earlier refusal listed it (file on several partitions, or a Windows drive other than C:).'),
     site: SiteArg.optional().describe('Only look at this Zerto site.'),

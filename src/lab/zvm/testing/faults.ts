@@ -1,5 +1,5 @@
 // Test-only switches over a simulated ZVM's behaviour (../behaviour.ts): fault injection and the
-// open questions of reference/zerto-api.md §12 made concrete. Only tests import this; `--lab`
+// open questions of docs/zerto-notes.md made concrete. Only tests import this; `--lab`
 // runs the defaults. `reset()` returns to a well-behaved ZVM.
 
 import type { LabZvm } from '../server.js';
