@@ -8,6 +8,10 @@ export interface CliOptions {
   command?: 'check';
   /** `check --json`: machine-readable output. */
   json: boolean;
+  /** `check --zerto`: probe every configured ZVM's routes against the shapes the client expects. */
+  zerto: boolean;
+  /** `check --zerto --bundle FILE`: also write a redacted support bundle there. */
+  bundle?: string;
   /** `--toolsets a,b` (wins over TOOLSETS). */
   toolsets?: string;
   /** Serve MCP over Streamable HTTP (also MCP_TRANSPORT=http). */
@@ -18,7 +22,7 @@ export interface CliOptions {
 }
 
 export function parseArgs(argv: string[]): CliOptions {
-  const opts: CliOptions = { help: false, version: false, lab: false, json: false, http: false, insecureLocal: false, unknown: [] };
+  const opts: CliOptions = { help: false, version: false, lab: false, json: false, zerto: false, http: false, insecureLocal: false, unknown: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') opts.help = true;
@@ -26,12 +30,15 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (arg === '--lab') opts.lab = true;
     else if (arg === 'check' && i === 0) opts.command = 'check';
     else if (arg === '--json' && opts.command === 'check') opts.json = true;
+    else if (arg === '--zerto' && opts.command === 'check') opts.zerto = true;
+    else if (arg === '--bundle' && opts.command === 'check' && i + 1 < argv.length) opts.bundle = argv[++i]!;
     else if (arg.startsWith('--toolsets=')) opts.toolsets = arg.slice('--toolsets='.length);
     else if (arg === '--toolsets' && i + 1 < argv.length) opts.toolsets = argv[++i]!;
     else if (arg === '--http') opts.http = true;
     else if (arg === '--insecure-local') opts.insecureLocal = true;
     else opts.unknown.push(arg);
   }
+  if (opts.bundle !== undefined && !opts.zerto) opts.unknown.push('--bundle (it goes with check --zerto)');
   return opts;
 }
 
@@ -54,6 +61,10 @@ Usage:
                               check the configuration: DNS, TCP, TLS, login, API version and clock
                               of every target and Zerto site, then audit log, policy, dashboard
                               token and restore folder; exit 1 when anything failed
+  zerto-rewind-mcp check --zerto [--bundle FILE] [--lab] [--json]
+                              probe each configured ZVM read-only: call every route this server
+                              uses and name each answer that differs from the shape it expects;
+                              --bundle writes a redacted support bundle (names and ids hashed)
   zerto-rewind-mcp --toolsets vsphere_read,zerto
                               expose only these toolsets (also TOOLSETS; 'all' for every tool)
   zerto-rewind-mcp --http     serve MCP over Streamable HTTP for a team (OAuth bearer tokens; see the README)

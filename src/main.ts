@@ -124,7 +124,7 @@ async function main(): Promise<number> {
   if (opts.command === 'check') {
     // The logger only says the configuration's warnings here; the check reports on stdout.
     const [, { runCheck }] = await Promise.all([startLogger(run), import('./check/run-check.js')]);
-    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env });
+    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env, zerto: opts.zerto, bundle: opts.bundle });
     await stopLab?.();
     return code;
   }

@@ -90,7 +90,7 @@ export async function checkSite(s: ZertoSiteEntry, secrets: SecretSource): Promi
   rows.push(...await loginRows(subject, named, client, async () => {
     await client.login(AbortSignal.timeout(LOGIN_TIMEOUT_MS));
     const local = await client.localSite(AbortSignal.timeout(LOGIN_TIMEOUT_MS));
-    return [`token issued by Keycloak client ${site.clientId}`, `ZVM ${local.SiteName} version ${local.Version ?? 'unknown'} (${local.SiteType ?? 'site type unknown'})`];
+    return [`token issued by Keycloak client ${site.clientId}`, `ZVM ${local.SiteName ?? site.name} version ${local.Version ?? 'unknown'} (${local.SiteType ?? 'site type unknown'})`];
   }));
   rows.push(clockRow(subject, probe));
   return rows;

@@ -15,6 +15,8 @@ const SiteSchema = z
     verify_tls: z.boolean().default(false),
     ca_file: z.string().min(1).optional(),
     vcenter_targets: z.array(z.string().min(1)).default([]),
+    /** Longest checkpoint name this ZVM is sent; the ZVM's own limit is undocumented. */
+    tag_max_length: z.number().int().min(80).max(1000).optional(),
   })
   .strict();
 
@@ -61,6 +63,7 @@ export interface ZertoSiteEntry {
   verifyTls: boolean;
   caFile?: string;
   vcenterTargets: string[];
+  tagMaxLength?: number;
 }
 
 export interface AppConfig {
@@ -93,6 +96,7 @@ export function parseAppConfig(raw: unknown, file: string, env: Record<string, s
     // A configured CA is only useful with verification on: naming one turns it on.
     verifyTls: s.verify_tls || s.ca_file !== undefined, vcenterTargets: s.vcenter_targets,
     ...(s.ca_file ? { caFile: resolveRelative(file, s.ca_file) } : {}),
+    ...(s.tag_max_length ? { tagMaxLength: s.tag_max_length } : {}),
   }));
   if (c.zerto_url) {
     if (sites.length) return { problems: [{ file, path: 'zerto_url', reason: 'use either sites[] or the zerto_url shorthand, not both' }] };

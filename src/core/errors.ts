@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'invalid_state'
   | 'checkpoint_failed'
   | 'checkpoint_timeout'
+  /** The checkpoint was in the journal once and is gone now: the journal rolled past it, filled up or re-synced. */
+  | 'checkpoint_expired'
   | 'not_protected'
   | 'protection_unknown'
   | 'flr_failed'

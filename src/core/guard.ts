@@ -22,12 +22,15 @@ export interface PinnedCheckpoint {
   tag?: string;
   /** True when a true retry of this call (same change, action and arguments) had already pinned it. */
   reused?: boolean;
+  /** The latest time the checkpoint can be restored from (its VPG's journal history), when known. */
+  kept_until?: string | null;
 }
 
 export interface GuardPlan {
   /** 'protected': at least one VM has VPGs; 'unprotected': all VMs known and none protected. */
   protection: 'protected' | 'unprotected' | 'unknown' | 'unavailable';
-  vpgs: Array<{ vm: string; vpg: string; vpg_id: string; site: string }>;
+  /** `kept_for`: how long the VPG's journal keeps a checkpoint, in words ("journal keeps 1 day"), when known. */
+  vpgs: Array<{ vm: string; vpg: string; vpg_id: string; site: string; kept_for?: string }>;
   /** Why protection is unknown/unavailable (ZVM unreachable, no Zerto site configured...). */
   reason?: string;
   unprotectedVms: string[];
@@ -68,7 +71,7 @@ export interface PinnedGroup {
   site: string;
   tag: string;
   change_id: string;
-  checkpoints: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; reused: boolean }>;
+  checkpoints: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; reused: boolean; kept_until?: string | null }>;
 }
 
 /** What pinning a plan did, VM by VM and site by site: nothing is hidden behind the first failure. */
@@ -167,6 +170,7 @@ export async function runGuard(
 function joined(report: PinReport): { tag: string; tags: string[]; checkpoints: PinnedCheckpoint[] } {
   const checkpoints: PinnedCheckpoint[] = report.pinned.flatMap((g) => g.checkpoints.map((c) => ({
     vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, timestamp: c.timestamp, site: g.site, vm: g.vm, tag: g.tag, reused: c.reused,
+    ...(c.kept_until ? { kept_until: c.kept_until } : {}),
   })));
   if (report.failed.length === 1 && report.groups === 1) throw report.failed[0]!.error;
   if (report.failed.length) {

@@ -195,6 +195,13 @@ export const LAB_VPGS: LabVpg[] = [
   // Replicates to the DR site: FLR would have to run there.
   { id: 'aaaaaaaa-0000-4000-8000-000000000004', name: 'vpg-erp-dr', protectedSite: 'lab-zvm', recoverySite: 'lab-zvm-dr',
     vms: [{ target: 'lab-vc2', moid: 'vm-201' }] },
+  // win-file-01 is in three VPGs (Zerto's maximum): two replicating to the DR site, whose names
+  // sort first, and vpg-windows, replicated locally. A restore by tag must not stop at the first
+  // VPG that lists the tag when its site refuses to mount it.
+  { id: 'aaaaaaaa-0000-4000-8000-000000000006', name: 'vpg-files-archive', protectedSite: 'lab-zvm', recoverySite: 'lab-zvm-dr',
+    vms: [{ target: 'lab-vc2', moid: 'vm-202' }] },
+  { id: 'aaaaaaaa-0000-4000-8000-000000000007', name: 'vpg-files-dr', protectedSite: 'lab-zvm', recoverySite: 'lab-zvm-dr',
+    vms: [{ target: 'lab-vc2', moid: 'vm-202' }] },
   // Protected in Azure (served by lab-zca-azure), recovering to the on-prem ZVM.
   { id: 'aaaaaaaa-0000-4000-8000-000000000005', name: 'vpg-azure-web', protectedSite: 'lab-zca-azure', recoverySite: 'lab-zvm',
     vms: [{ cloudVm: 'az-web-01', identifier: 'azure-vm-7f1e2d3c' }] },

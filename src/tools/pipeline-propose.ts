@@ -38,7 +38,7 @@ async function propose(call: Call) {
   // The VPGs the human is told about; the guard decides again (and pins) at confirmation.
   const plan = decision.checkpoint === 'off' || !isGuarded(tool)
     ? []
-    : await ctx.services.guard.plan(guardVmsOf(resolution), ctx.signal).then((p) => [...new Set(p.vpgs.map((v) => v.vpg))]).catch(() => []);
+    : await ctx.services.guard.plan(guardVmsOf(resolution), ctx.signal).then((p) => [...new Set(p.vpgs.map((v) => (v.kept_for ? `${v.vpg} (${v.kept_for})` : v.vpg)))]).catch(() => []);
   const proposal = await ctx.services.confirmations.create({
     tool: tool.name,
     target: { name: target.name, host: target.host },

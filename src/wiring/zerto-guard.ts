@@ -7,7 +7,7 @@
 import { AppError, isAppError, toPublicError } from '../core/errors.js';
 import type { CheckpointGuard, GuardPlan, GuardVm, PinReport, PinRequest } from '../core/guard.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
-import { formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../zerto/index.js';
+import { describeHistory, formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../zerto/index.js';
 import { findProtectionAnywhere, sitesFor, type FoundAnywhere } from '../tools/zerto/protection.js';
 import { siteNamed, type ZertoServices } from '../tools/zerto/services.js';
 
@@ -62,7 +62,10 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
             plan.unprotectedVms.push(vm.name);
             return;
           }
-          for (const v of found.vpgs) plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: v.site });
+          for (const v of found.vpgs) {
+            const kept = v.journal_history_minutes ? { kept_for: `journal keeps ${describeHistory(v.journal_history_minutes)}` } : {};
+            plan.vpgs.push({ vm: vm.name, vpg: v.name, vpg_id: v.id, site: v.site, ...kept });
+          }
         } catch (err) {
           const e = toPublicError(err);
           // not_found/ambiguous for a caller-named VM are the caller's problem: raise them as they are.

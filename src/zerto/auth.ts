@@ -125,7 +125,8 @@ export class TokenManager {
   private async fetchToken(): Promise<CachedToken> {
     const { site } = this.opts;
     const grant = this.grant(true)!;
-    const form = new URLSearchParams({ client_id: site.clientId });
+    // Keycloak realms may insist on the OpenID scope (Zerto's ZIC realm does); the ZVMA accepts it too.
+    const form = new URLSearchParams({ client_id: site.clientId, scope: 'openid' });
     if (grant.kind === 'password') {
       form.set('grant_type', 'password');
       form.set('username', grant.user);
@@ -140,6 +141,7 @@ export class TokenManager {
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
     });
+    if (res.status === 404) throw noTokenRoute(site.name, site.url);
     if (res.status !== 200) {
       const said = errorBodyText(res.body, header(res.headers['content-type'])) ?? 'no reason given';
       const message = redactSecrets(`Zerto site '${site.name}' refused the ${grant.kind} login for client '${site.clientId}' (HTTP ${res.status}): ${said}`, this.secretValues());
@@ -166,6 +168,18 @@ export class TokenManager {
     this.log.debug({ site: site.name, grant: grant.kind, expiresInS: lifetimeMs / 1000 }, 'zvm login');
     return token;
   }
+}
+
+/**
+ * A ZVM without the Keycloak token route: a 9.x Windows ZVM authenticates with sessions
+ * (POST /v1/session/add, header x-zerto-session) instead. Not a credentials problem: say so.
+ */
+function noTokenRoute(site: string, url: string): AppError {
+  return new AppError('zerto_error', `Zerto site '${site}' has no Keycloak token route (HTTP 404 on ${TOKEN_PATH}): it is not a ZVM Appliance. A 9.x Windows ZVM authenticates with sessions (POST /v1/session/add), which this server does not speak.`, {
+    retryable: false,
+    hint: `Check that ${url} is the ZVM Appliance (Linux, Zerto 9.5 or later) and not a Windows ZVM or another service; the credentials were not tried.`,
+    details: { site, status: 404, route: TOKEN_PATH },
+  });
 }
 
 export function header(v: string | string[] | undefined): string | undefined {

@@ -1,12 +1,12 @@
 // The read-only half of pinning a tagged checkpoint, shared by the real pin and its dry run:
-// which VPGs, whether any is refused (public-cloud protected), which already carry this change's
+// which VPGs, which already carry this change's
 // tag (a retry), which got an insert from an earlier attempt that is not listed yet, and the one
 // tag every VPG will carry.
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
 import type { Checkpoint } from './schemas.js';
-import { cleanTagPart, formatTag, parseTag, sameChange } from './tag.js';
+import { cleanTagPart, formatTag, markerOf, parseTag, sameChange } from './tag.js';
 import { describeVpg, type ProtectingVpg } from './vpg-facts.js';
 
 export type VpgInput = string | { id: string; name?: string };
@@ -29,12 +29,11 @@ export interface PlannedVpg {
   vpg: string;
   vpg_id: string;
   /** 'await': an earlier attempt's insert was accepted but is not listed yet; wait for it, never insert again. */
-  action: 'insert' | 'reuse' | 'await' | 'refuse';
+  action: 'insert' | 'reuse' | 'await';
   /** Set for 'reuse': the checkpoint this change already pinned. */
   existing?: { checkpoint_id: string; timestamp: string };
   /** Set for 'await': the accepted insert to wait for. */
   pending?: PendingInsert;
-  reason?: string;
   facts: ProtectingVpg;
 }
 
@@ -105,11 +104,10 @@ export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<
   const found = await Promise.all(ids.map(async (id) => {
     const vpg = await client.getVpg(id, req.signal);
     const facts = describeVpg(vpg, undefined, ctx);
-    // A refused VPG never gets a checkpoint, so there is nothing of this change to find on it.
-    const existing = facts.public_cloud_protected ? undefined : earliest((await client.listCheckpoints(id, { startDate: since }, req.signal)).filter((c) => sameChange(c.Tag, req.vm, req.changeId, { action: req.action, args: req.argsHash })));
+    const existing = earliest((await client.listCheckpoints(id, { startDate: since }, req.signal)).filter((c) => sameChange(c.Tag, req.vm, req.changeId, { action: req.action, args: req.argsHash })));
     // Listed now: the accepted insert (if this process made it) is confirmed, nothing to wait for.
     if (existing) forgetInsert(client, id, req.vm, req.changeId);
-    const remembered = existing || facts.public_cloud_protected ? undefined : pendingInsert(client, id, req.vm, req.changeId, since.getTime());
+    const remembered = existing ? undefined : pendingInsert(client, id, req.vm, req.changeId, since.getTime());
     // An accepted insert of another call under the same change id is not this call's retry.
     const pending = remembered && sameChange(remembered.tag, req.vm, req.changeId, { action: req.action, args: req.argsHash }) ? remembered : undefined;
     return { facts, existing, pending };
@@ -118,31 +116,21 @@ export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<
   const accepted = found.map((f) => f.pending).filter((p): p is PendingInsert => !!p).sort((a, b) => a.insertedAt - b.insertedAt)[0];
   // Reuse the first attempt's tag verbatim (its time, agent and action), so every VPG matches:
   // from the list when it is listed somewhere, else from an insert that was accepted but not listed yet.
-  const tag = prior?.Tag && parseTag(prior.Tag) ? prior.Tag
+  // A listed tag the ZVM cut short still carries the marker: it is reused as listed, so the other
+  // VPGs match it too.
+  const tag = prior?.Tag && (markerOf(prior.Tag) || parseTag(prior.Tag)) ? prior.Tag
     : accepted ? accepted.tag
-    : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now, ...(req.argsHash ? { args: req.argsHash } : {}) });
-  const change = parseTag(tag)!.change;
+    : formatTag({ agent: req.agent, action: req.action, vm: req.vm, change: req.changeId, at: now, maxLength: client.site.tagMaxLength, ...(req.argsHash ? { args: req.argsHash } : {}) });
+  const change = parseTag(tag)?.change ?? cleanTagPart(req.changeId, 120).replace(/\s/g, '-');
   const vpgs = found.map(({ facts, existing, pending }): PlannedVpg => {
     const base = { vpg: facts.name, vpg_id: facts.id, facts };
-    if (facts.public_cloud_protected) {
-      return { ...base, action: 'refuse', reason: `tagged checkpoints cannot be inserted on a VPG protected in a public cloud: ${facts.public_cloud_reason}` };
-    }
+    // No source says a VPG protected in a public cloud refuses tagged checkpoints, so none is
+    // refused here: the ZVM decides, and its refusal is mapped (pin-checkpoint.ts insertError).
     if (existing) return { ...base, action: 'reuse', existing: { checkpoint_id: existing.CheckpointIdentifier, timestamp: existing.TimeStamp } };
     if (pending) return { ...base, action: 'await', pending };
     return { ...base, action: 'insert' };
   });
   return { tag, change_id: change, retry: !!prior || !!accepted, vpgs };
-}
-
-/** The refusal error for a plan with refused VPGs; thrown before anything is inserted. */
-export function refusalError(plan: PinPlan, site: string): AppError | null {
-  const refused = plan.vpgs.filter((v) => v.action === 'refuse');
-  if (refused.length === 0) return null;
-  return new AppError('checkpoint_failed', `Cannot pin tagged checkpoint on ${refused.map((v) => `VPG '${v.vpg}'`).join(', ')} at Zerto site '${site}': ${refused.map((v) => v.reason).join('; ')}. Nothing was inserted on any VPG.`, {
-    retryable: false,
-    hint: 'Zerto cannot insert tagged checkpoints when the protected site is Azure or AWS. Point this server at the vSphere protected ZVM, or leave the VPG out.',
-    details: { site, refused: refused.map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, reason: v.reason })) },
-  });
 }
 
 function earliest(cps: Checkpoint[]): Checkpoint | undefined {

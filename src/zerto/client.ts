@@ -2,6 +2,7 @@
 // more. Auth, retries, timeouts and parsing live below (auth.ts, rest.ts, schemas.ts); the domain
 // operations (find-protection, pin-checkpoint, recover-file) live above and never see HTTP.
 
+import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { TokenManager } from './auth.js';
@@ -10,7 +11,7 @@ import type { ZertoLogger } from './logger.js';
 import { ZvmRest } from './rest.js';
 import { SILENT_LOGGER } from './logger.js';
 import {
-  ActionResult, CheckpointList, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
+  ActionResult, CheckpointList, CheckpointStats, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
   Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type Listed, type PathItem, type PeerSite, type PointInTime, type VmRow,
 } from './schemas.js';
 import type { ZertoSiteConfig } from './site-config.js';
@@ -39,10 +40,12 @@ export interface VmFilter {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * FLR browse paging (Q10, INFERRED): the 10.x DTO has nullable `pageNumber`/`pageSize`, with no
- * documented base, default or maximum, and no total count in the answer. Pages are taken as
- * 1-based; a page shorter than the first, an empty page or one that adds nothing new ends the
- * listing, so a server that caps the size below ours, or ignores pageNumber, still ends.
+ * FLR browse paging: the 10.x DTO has nullable `pageNumber`/`pageSize`, with no documented base,
+ * default or maximum, and no total count (docs/zerto-notes.md). So the base is never assumed:
+ * pages 0 and 1 are both read and merged by path (a 1-based ZVM that reads 0 as 1 only repeats
+ * rows; one that refuses page 0 or answers it empty costs nothing), then 2 onwards. From page 1
+ * an empty page or one shorter than the first full one ends the listing, and from page 2 so does
+ * a page adding nothing new, so a ZVM that caps the size below ours, or ignores pageNumber, ends.
  */
 const BROWSE_PAGE_SIZE = 500;
 const MAX_BROWSE_PAGES = 1000;
@@ -100,7 +103,7 @@ export class ZvmClient {
           return id ? [{ id, name: p.PeerSiteName ?? p.SiteName ?? id, type: p.SiteType ?? null }] : [];
         });
         if (known.length < peers.length) this.log.warn({ site: this.site.name, skipped: peers.length - known.length }, 'peer sites without any identifier were skipped');
-        return { local: { id: localId, name: local.SiteName, type: local.SiteType ?? null }, peers: known };
+        return { local: { id: localId, name: local.SiteName ?? this.site.name, type: local.SiteType ?? null }, peers: known };
       })();
       this.siteCache = { at: now, value };
       value.catch(() => {
@@ -151,6 +154,12 @@ export class ZvmClient {
     }));
   }
 
+  /** The journal's first and last checkpoint (GET /v1/vpgs/{id}/checkpoints/stats). */
+  async checkpointStats(vpgId: string, signal?: AbortSignal): Promise<{ earliest: string | null; latest: string | null }> {
+    const s = await this.rest.call('GET', `/v1/vpgs/${enc(vpgId)}/checkpoints/stats`, { schema: CheckpointStats, signal });
+    return { earliest: s.Earliest?.TimeStamp ?? null, latest: s.Latest?.TimeStamp ?? null };
+  }
+
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     return this.rest.call('GET', `/v1/tasks/${enc(taskId)}`, { schema: Task, signal });
   }
@@ -181,16 +190,25 @@ export class ZvmClient {
     const items = new Map<string, PathItem>();
     let main: PathInformation['MainPathItem'];
     let firstLength = 0;
-    for (let pageNumber = 1; pageNumber <= MAX_BROWSE_PAGES; pageNumber++) {
-      const page = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, {
-        schema: PathInformation, body: { path, pageNumber, pageSize: BROWSE_PAGE_SIZE }, idempotent: true, signal,
-      });
+    const done = (): PathInformation => ({ MainPathItem: main ?? null, PathItems: [...items.values()] });
+    for (let pageNumber = 0; pageNumber <= MAX_BROWSE_PAGES; pageNumber++) {
+      let page: PathInformation;
+      try {
+        page = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/browse`, {
+          schema: PathInformation, body: { path, pageNumber, pageSize: BROWSE_PAGE_SIZE }, idempotent: true, signal,
+        });
+      } catch (err) {
+        // A 1-based ZVM may refuse page 0 outright: page 1 follows.
+        if (pageNumber === 0 && err instanceof AppError && err.details?.status === 400) continue;
+        throw err;
+      }
       main ??= page.MainPathItem;
       const got = page.PathItems ?? [];
       const before = items.size;
       for (const item of got) if (!items.has(item.Path)) items.set(item.Path, item);
-      if (pageNumber === 1) firstLength = got.length;
-      if (got.length === 0 || items.size === before || got.length < firstLength) return { MainPathItem: main ?? null, PathItems: [...items.values()] };
+      firstLength ||= got.length;
+      if (pageNumber === 0) continue;
+      if (got.length === 0 || got.length < firstLength || (pageNumber >= 2 && items.size === before)) return done();
     }
     throw new AppError('zerto_error', `Zerto site '${this.site.name}' kept answering pages of FLR folder '${path}' past ${MAX_BROWSE_PAGES * BROWSE_PAGE_SIZE} entries.`, {
       details: { site: this.site.name, path },
@@ -231,6 +249,14 @@ export class ZvmClient {
   /** Unmounts (ends) an FLR session; returns the string the ZVM answers (probably a task id). */
   async unmountFlr(sessionId: string, signal?: AbortSignal): Promise<string | null> {
     return this.rest.call('DELETE', `/v1/flrs/${enc(sessionId)}`, { schema: ActionResult, signal });
+  }
+
+  /**
+   * A read-only GET answered as raw JSON, for `check --zerto` (src/check/zerto-probe.ts), which
+   * compares it with the schemas itself. Auth, retries and error mapping are the normal ones.
+   */
+  async probeGet(path: string, query: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<unknown> {
+    return this.rest.call('GET', path, { schema: z.unknown(), query, signal });
   }
 
   /** The rows of a lenient list; skipped (unusable) rows are logged with their count. */

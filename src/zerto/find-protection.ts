@@ -17,6 +17,12 @@ export interface FindProtectionOptions {
   locator?: VmLocator | undefined;
   /** Defaults to the client's own site config. */
   site?: ZertoSiteConfig;
+  /**
+   * Also accept a VM this site only recovers (its VPGs replicate here from another site): for
+   * file-level restore, which the older docs place at the recovery site. A tagged checkpoint
+   * still needs the protected site (it originates there), so pins never ask for this.
+   */
+  includeRecovered?: boolean;
   signal?: AbortSignal;
 }
 
@@ -38,6 +44,8 @@ export interface FoundProtection {
   /** 'used', or why vSphere was not consulted ('no_locator', 'site_has_no_vcenter_targets', 'not_needed'). */
   vsphere_lookup: 'used' | 'no_locator' | 'site_has_no_vcenter_targets' | 'not_needed';
   notes: string[];
+  /** True when this site only recovers the VM (asked with includeRecovered): good for FLR, not for pins. */
+  recovered_only?: boolean;
 }
 
 interface Resolved {
@@ -54,13 +62,15 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
   const site = opts.site ?? client.site;
   const ctx = await client.siteContext(opts.signal);
   const resolved = await resolveRows(client, q, site, ctx, opts);
-  const local = resolved.rows.filter((r) => sameId(r.ProtectedSite?.identifier, ctx.local.id));
+  const protectedHere = resolved.rows.filter((r) => sameId(r.ProtectedSite?.identifier, ctx.local.id));
+  const recoveredHere = resolved.rows.filter((r) => sameId(r.RecoverySite?.identifier, ctx.local.id));
+  const local = protectedHere.length === 0 && opts.includeRecovered ? recoveredHere : protectedHere;
   const first = resolved.rows[0]!;
   if (local.length === 0) {
     // Listed here only because this site recovers it: protected by another site's ZVM.
     const elsewhere = unique(resolved.rows.map((r) => siteRef(r.ProtectedSite, r.ProtectedSiteName ?? r.SourceSite, ctx).name));
     throw new AppError('not_protected', `VM '${nameOf([first])}' (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
-      hint: `Tagged checkpoints are inserted where a VM is protected: use the server's Zerto site for ${elsewhere.join(', ')}${elsewhere.some(isCloudName(ctx)) ? ' (a public-cloud site cannot insert tagged checkpoints at all)' : ''}.`,
+      hint: `Tagged checkpoints are inserted where a VM is protected: add the Zerto site ${elsewhere.join(', ')} to config.json sites[] (its ZVM's URL and credentials)${elsewhere.some(isCloudName(ctx)) ? ' (a public-cloud site cannot insert tagged checkpoints at all)' : ''}.`,
       details: { site: site.name, vm: nameOf([first]), vm_identifier: first.VmIdentifier, protected_elsewhere: elsewhere },
     });
   }
@@ -75,7 +85,12 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
     const v = resolved.vsphere;
     vm.vsphere = { target: v.target, moid: v.moid, instance_uuid: v.instanceUuid, ...(v.hostname ? { hostname: v.hostname } : {}), ...(v.ip ? { ip: v.ip } : {}) };
   }
-  return { site: { name: site.name, id: ctx.local.id }, query: q, matched_by: resolved.matchedBy, vm, vpgs, vsphere_lookup: resolved.lookup, notes: resolved.notes };
+  const recoveredOnly = protectedHere.length === 0;
+  const notes = recoveredOnly ? [...resolved.notes, `Site '${site.name}' only recovers this VM: file-level restore runs here; tagged checkpoints need its protected site configured.`] : resolved.notes;
+  return {
+    site: { name: site.name, id: ctx.local.id }, query: q, matched_by: resolved.matchedBy, vm, vpgs, vsphere_lookup: resolved.lookup, notes,
+    ...(recoveredOnly ? { recovered_only: true } : {}),
+  };
 }
 
 async function resolveRows(client: ZvmClient, q: string, site: ZertoSiteConfig, ctx: SiteContext, opts: FindProtectionOptions): Promise<Resolved> {

@@ -28,14 +28,26 @@ const STATUS_MEANING: Record<string, 'mounted' | 'mounting' | 'failed' | 'unmoun
 };
 const KNOWN = Object.keys(STATUS_MEANING).join(', ');
 
+/** How long a session just mounted may be missing from the ZVM's list before that means it is gone. */
+const SESSION_LISTING_GRACE_MS = 15_000;
+
 export async function waitForMount(
   client: ZvmClient, sessionId: string,
   opts: { deadline: number; pollMs: number; signal?: AbortSignal | undefined; onPoll?: (status: string) => void; timeoutMs?: number },
 ): Promise<FlrSession> {
   const site = client.site.name;
   let unknownSeen: string | undefined;
+  let seen = false;
+  const graceUntil = Date.now() + SESSION_LISTING_GRACE_MS;
   for (;;) {
     const s = await client.getFlrSession(sessionId, opts.signal);
+    if (!s && !seen && Date.now() < Math.min(graceUntil, opts.deadline)) {
+      // Just mounted and not listed yet: a ZVM may list a session a moment after answering its id.
+      opts.onPoll?.('not listed yet');
+      await sleep(opts.pollMs, opts.signal);
+      continue;
+    }
+    seen = true;
     if (!s) throw new AppError('flr_failed', `FLR session ${sessionId} disappeared from Zerto site '${site}' while mounting.`, { retryable: true });
     const last = String(s.FlrSessionStatus ?? 'unknown');
     const meaning = STATUS_MEANING[last.toLowerCase()] ?? (/fail/i.test(last) ? 'failed' : undefined);

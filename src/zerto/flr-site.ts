@@ -1,5 +1,7 @@
-// Where a file-level restore runs, and from which checkpoint: the one home of both choices (the
-// proposal and the confirmed restore ask the same functions).
+// Where a file-level restore runs: which of the VPGs holding the checkpoint (flr-checkpoint.ts
+// orders them) and which ZVM of that VPG's sites. The proposal and the confirmed restore ask the
+// same functions. A VPG whose every site refuses is no failure while another VPG remains: the
+// restore moves on, and only the last refusal is final, naming each VPG and site tried.
 //
 // Which ZVM mounts FLR for a VPG whose protected and recovery sites differ is not settled (Q8): the
 // 10.0 U6 Swagger describes FLR "from the protected site", the 7.x docs say the recovery site. So
@@ -12,16 +14,9 @@
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
+import type { FlrCandidate } from './flr-checkpoint.js';
 import type { Checkpoint } from './schemas.js';
-import { tagDate } from './tag.js';
 import { sameId, type ProtectingVpg } from './vpg-facts.js';
-
-export interface CheckpointQuery {
-  tag?: string | undefined;
-  id?: string | undefined;
-  /** As listed (e.g. by a proposal): narrows the lookup to a small window around it. */
-  timestamp?: string | undefined;
-}
 
 /** Finds the ZVM client of a configured site by the site's identifier (undefined: not configured). */
 export type SiteClientLookup = (siteIdentifier: string, signal?: AbortSignal) => Promise<ZvmClient | undefined>;
@@ -40,61 +35,12 @@ export function siteClientLookup(clients: ZvmClient[]): SiteClientLookup {
   };
 }
 
-/**
- * The VPG (of those given, narrowed by `vpg` name or id) that lists the checkpoint, and the
- * checkpoint; or an error saying why there is none. `clientOf` is the ZVM that reported each VPG.
- */
-export async function chooseFlrCheckpoint<V extends ProtectingVpg>(
-  clientOf: (vpg: V) => ZvmClient, vm: string, vpgs: V[], args: { vpg?: string | undefined; checkpoint: CheckpointQuery }, signal?: AbortSignal,
-): Promise<{ vpg: V; checkpoint: Checkpoint }> {
-  let candidates = vpgs;
-  if (args.vpg) {
-    const want = args.vpg.toLowerCase();
-    candidates = vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
-    if (candidates.length === 0) {
-      throw new AppError('not_found', `VPG '${args.vpg}' does not protect VM '${vm}'; it is protected by ${vpgs.map((v) => `'${v.name}'`).join(', ')}.`);
-    }
-  }
-  const usable = candidates.filter((v) => v.flr_possible);
-  if (usable.length === 0) {
-    const why = candidates.map((v) => `VPG '${v.name}': ${v.flr_reason}`).join('; ');
-    throw new AppError('flr_failed', `File-level restore of '${vm}' is not possible: ${why}. Nothing was mounted.`, {
-      retryable: false,
-      hint: 'Check the VPG in the Zerto UI; FLR is not enabled for it.',
-      details: { vm, vpgs: candidates.map((v) => ({ vpg: v.name, recovery_site: v.recovery_site.name, reason: v.flr_reason })) },
-    });
-  }
-  for (const vpg of usable) {
-    const cp = await findCheckpoint(clientOf(vpg), vpg.id, args.checkpoint, signal);
-    if (cp) return { vpg, checkpoint: cp };
-  }
-  const { id, tag } = args.checkpoint;
-  const what = id ? `checkpoint id ${id}${tag ? ` with tag '${tag}'` : ''}` : `checkpoint tagged '${tag}'`;
-  throw new AppError('not_found', `No ${what} is listed on ${usable.map((v) => `VPG '${v.name}'`).join(', ')} of '${vm}'.`, {
-    hint: 'The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs: use the exact tag returned when it was pinned.',
-  });
+function window(ts: number): { startDate: Date; endDate: Date } {
+  return { startDate: new Date(ts - TIMESTAMP_WINDOW_MS), endDate: new Date(ts + TIMESTAMP_WINDOW_MS) };
 }
 
 /** Either side of a known checkpoint timestamp: absorbs rounding of the date filter. */
 const TIMESTAMP_WINDOW_MS = 2 * 60_000;
-
-async function findCheckpoint(client: ZvmClient, vpgId: string, q: CheckpointQuery, signal?: AbortSignal): Promise<Checkpoint | undefined> {
-  const match = (list: Checkpoint[]): Checkpoint | undefined => list
-    .filter((c) => (q.id ? c.CheckpointIdentifier === q.id : true) && (q.tag ? c.Tag === q.tag : true))
-    .sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
-  const ts = q.timestamp ? Date.parse(q.timestamp) : Number.NaN;
-  if (!Number.isNaN(ts)) {
-    const near = match(await client.listCheckpoints(vpgId, window(ts), signal));
-    if (near) return near;
-  }
-  // Our tags carry the first attempt's time: search from a little before it, not the whole journal.
-  const at = q.tag ? tagDate(q.tag) : null;
-  return match(await client.listCheckpoints(vpgId, at ? { startDate: new Date(at.getTime() - 10 * 60_000) } : {}, signal));
-}
-
-function window(ts: number): { startDate: Date; endDate: Date } {
-  return { startDate: new Date(ts - TIMESTAMP_WINDOW_MS), endDate: new Date(ts + TIMESTAMP_WINDOW_MS) };
-}
 
 export interface FlrAttempt {
   site: string;
@@ -139,6 +85,70 @@ async function placement(client: ZvmClient, vpg: ProtectingVpg, recoverySite: Si
   const other = await recoverySite?.(recoveryId, signal);
   if (other && other !== client) order.push({ client: other, role: 'recovery site' });
   return other ? { order } : { order, unconfigured: { name: vpg.recovery_site.name, id: recoveryId } };
+}
+
+/** One VPG's refusal: what its sites said. */
+export interface VpgRefusal {
+  vpg: string;
+  vpg_id: string;
+  tried: FlrAttempt[];
+  configure_site?: { name: string; id: string };
+}
+
+/** The candidates' CanMount answers, for the proposal: the first VPG some ZVM could mount, or the refusal of all. */
+export async function firstPlaceableCandidate<V extends ProtectingVpg>(
+  clientOf: (vpg: V) => ZvmClient, candidates: Array<FlrCandidate<V>>, vmId: string, opts: FlrOptions,
+): Promise<FlrCandidate<V>> {
+  const refusals: AppError[] = [];
+  for (const c of candidates) {
+    // Its own ZVM mounts a locally replicated VPG: nothing to ask before the approval.
+    if (c.vpg.locally_replicated) return c;
+    try {
+      await checkFlrPlacement(clientOf(c.vpg), c.vpg, vmId, c.checkpoint, opts);
+      return c;
+    } catch (err) {
+      if (!isVpgRefusal(err)) throw err;
+      refusals.push(err);
+    }
+  }
+  throw everyVpgRefused(candidates, refusals);
+}
+
+/** Mounts the first candidate some ZVM accepts, moving past VPGs whose sites all refuse. */
+export async function mountFirstCandidate<V extends ProtectingVpg>(
+  clientOf: (vpg: V) => ZvmClient, candidates: Array<FlrCandidate<V>>, vmId: string,
+  opts: MountOptions & { recorderFor?: (c: FlrCandidate<V>) => MountRecorder | undefined },
+): Promise<FlrMount & FlrCandidate<V>> {
+  const refusals: AppError[] = [];
+  for (const c of candidates) {
+    try {
+      const mount = await mountWhereAccepted(clientOf(c.vpg), c.vpg, vmId, c.checkpoint, { ...opts, recorder: opts.recorderFor?.(c) ?? opts.recorder });
+      return { ...mount, ...c };
+    } catch (err) {
+      if (!isVpgRefusal(err)) throw err;
+      refusals.push(err);
+      if (candidates.length > 1) opts.onAttempt?.(`VPG '${c.vpg.name}' cannot be mounted here (${err.message}); trying the next VPG that holds the checkpoint`);
+    }
+  }
+  throw everyVpgRefused(candidates, refusals);
+}
+
+function isVpgRefusal(err: unknown): err is AppError {
+  return err instanceof AppError && err.code === 'flr_failed' && Array.isArray(err.details?.tried);
+}
+
+function everyVpgRefused<V extends ProtectingVpg>(candidates: Array<FlrCandidate<V>>, refusals: AppError[]): AppError {
+  if (refusals.length === 1) return refusals[0]!;
+  const byVpg: VpgRefusal[] = refusals.map((e) => e.details as unknown as VpgRefusal);
+  const said = byVpg.map((r) => `VPG '${r.vpg}': ${r.tried.map((a) => `'${a.site}' (${a.role}) said ${a.reason}`).join('; ')}`).join(' | ');
+  const configure = byVpg.flatMap((r) => (r.configure_site ? [r.configure_site] : []));
+  return new AppError('flr_failed', `No Zerto site would mount the checkpoint on any of the ${candidates.length} VPGs that hold it. ${said}. Nothing was mounted.`, {
+    retryable: false,
+    hint: configure.length
+      ? `Add the recovery site${configure.length > 1 ? 's' : ''} ${[...new Set(configure.map((c) => `'${c.name}' (site identifier ${c.id})`))].join(', ')} to config.json sites[]: FLR for those VPGs may have to run there.`
+      : 'Check the VPGs and the FLR settings in the Zerto UI of the sites tried.',
+    details: { vpgs: byVpg },
+  });
 }
 
 type FlrOptions = { recoverySite?: SiteClientLookup | undefined; signal?: AbortSignal | undefined };

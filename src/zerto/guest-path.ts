@@ -1,6 +1,6 @@
 // Guest paths as an administrator writes them (`/etc/app.conf`, `C:\app\app.ini`) mapped onto
 // FLR browse paths (`<partition label>/etc/app.conf`, `<NTFS label>/app/app.ini`). FLR paths use
-// forward slashes only (reference/zerto-api.md §8.3). Which partition holds a Windows drive letter
+// forward slashes only (docs/zerto-notes.md). Which partition holds a Windows drive letter
 // is not reported by the ZVM (Q11): the drive letter selects a partition only when labels name
 // drives; otherwise flr-browse refuses to guess for drives other than C: (pass `partition`).
 

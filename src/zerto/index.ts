@@ -12,7 +12,9 @@ export {
   type PinArgs, type PinDryRun, type PinnedCheckpoint, type PinProgress, type PinResult,
 } from './pin-checkpoint.js';
 export type { PinRequest, VpgInput } from './checkpoint-plan.js';
-export { checkFlrPlacement, chooseFlrCheckpoint, mountWhereAccepted, siteClientLookup, type CheckpointQuery, type FlrAttempt, type SiteClientLookup } from './flr-site.js';
+export { checkFlrPlacement, firstPlaceableCandidate, mountFirstCandidate, mountWhereAccepted, siteClientLookup, type FlrAttempt, type SiteClientLookup, type VpgRefusal } from './flr-site.js';
+export { findCheckpoint, flrCandidates, type CheckpointQuery, type FlrCandidate } from './flr-checkpoint.js';
+export { describeHistory, journalReach, type JournalReach } from './journal-reach.js';
 export { recoverFile, type RecoverFileArgs, type RecoverFileResult, type RecoverProgress } from './recover-file.js';
 export { FlrSessionRegistry, type ClientLookup, type FlrSessionRegistryOptions, type FlrSessionView } from './flr-sessions.js';
 export { unmountFlrSession, type UnmountReport } from './flr-unmount.js';

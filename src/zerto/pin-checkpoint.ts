@@ -7,9 +7,11 @@
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
-import { buildPinPlan, forgetInsert, refusalError, rememberInsert, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
+import { buildPinPlan, forgetInsert, rememberInsert, type PinPlan, type PinRequest, type PlannedVpg } from './checkpoint-plan.js';
 import { sleep } from './sleep.js';
 import { waitForTask } from './task-wait.js';
+import { journalReach } from './journal-reach.js';
+import { tagMatches } from './tag.js';
 
 export interface PinProgress {
   vpg: string;
@@ -37,6 +39,10 @@ export interface PinnedCheckpoint {
   timestamp: string;
   /** True when a previous attempt of the same change had already pinned it. */
   reused: boolean;
+  /** The VPG's journal history: the checkpoint is dropped at most this long after `timestamp`. */
+  journal_history_minutes: number | null;
+  /** `timestamp` plus the journal history: the latest it can still be restored from (earlier if the journal fills or re-syncs). */
+  kept_until: string | null;
 }
 
 export interface PinResult {
@@ -56,7 +62,6 @@ export interface PinDryRun {
    * waits for it and does not insert again.
    */
   already_pinned: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; pending_task_id?: string }>;
-  refused: Array<{ vpg: string; vpg_id: string; reason: string }>;
 }
 
 /** Search window before the insert time: absorbs clock skew between this host and the ZVM. */
@@ -88,15 +93,12 @@ export async function planTaggedCheckpoint(client: ZvmClient, args: PinRequest):
       if (v.action === 'await') return [{ vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: '', timestamp: '', pending_task_id: v.pending!.taskId }];
       return [];
     }),
-    refused: plan.vpgs.filter((v) => v.action === 'refuse').map((v) => ({ vpg: v.vpg, vpg_id: v.vpg_id, reason: v.reason! })),
   };
 }
 
 async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
   const deadline = nowOf(args) + (args.timeoutMs ?? 120_000);
   const plan = await buildPinPlan(client, args);
-  const refusal = refusalError(plan, client.site.name);
-  if (refusal) throw refusal;
   const progress = new Map<string, number>();
   const report = (v: PlannedVpg, stage: PinProgress['stage'], share: number, message: string): void => {
     progress.set(v.vpg_id, share);
@@ -106,7 +108,7 @@ async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
   const settled = await Promise.allSettled(plan.vpgs.map(async (v): Promise<PinnedCheckpoint> => {
     if (v.action === 'reuse') {
       report(v, 'reused', 100, `VPG ${v.vpg} already has this change's checkpoint ${v.existing!.checkpoint_id}`);
-      return { vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing!, reused: true };
+      return { vpg: v.vpg, vpg_id: v.vpg_id, ...v.existing!, reused: true, ...lasting(v, v.existing!.timestamp) };
     }
     if (v.action === 'await') return awaitEarlierInsert(client, plan, v, args, deadline, report);
     return insertAndWait(client, plan, v, args, deadline, report);
@@ -190,15 +192,18 @@ async function confirmInsert(
   report(v, 'listing', 80, `VPG ${v.vpg}: ${outcome.kind === 'completed' ? 'task done' : `task unreadable${taskNote}`}, waiting for the checkpoint to be listed`);
   const startDate = new Date(insertedAt - SKEW_MS);
   for (;;) {
-    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => c.Tag === tag);
+    const listed = (await client.listCheckpoints(v.vpg_id, { startDate }, args.signal)).filter((c) => tagMatches(c.Tag, tag));
     const cp = listed.sort((a, b) => Date.parse(a.TimeStamp) - Date.parse(b.TimeStamp))[0];
     if (cp) {
       forgetInsert(client, v.vpg_id, args.vm, args.changeId);
       report(v, 'listed', 100, `VPG ${v.vpg}: checkpoint ${cp.CheckpointIdentifier} listed`);
-      return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: opts.earlier };
+      return { vpg: v.vpg, vpg_id: v.vpg_id, checkpoint_id: cp.CheckpointIdentifier, timestamp: cp.TimeStamp, reused: opts.earlier, ...lasting(v, cp.TimeStamp) };
     }
     const remaining = deadline - nowOf(args);
     if (remaining <= 0) {
+      // A journal that now starts after the insert has dropped it (a re-sync, or a full journal).
+      const reach = await journalReach(client, v.vpg_id, args.signal);
+      if (outcome.kind === 'completed' && reach.earliest && Date.parse(reach.earliest) > insertedAt) throw expiredError(v, site, tag, reach.earliest);
       const done = outcome.kind === 'completed' ? 'completed' : `was accepted${taskNote}`;
       throw timeoutError(`${whose} ${taskId} on VPG '${v.vpg}' ${done}, but the checkpoint is not listed after ${secs(args.timeoutMs)}`, v, site, tag, taskId);
     }
@@ -212,9 +217,23 @@ function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
   return new AppError('checkpoint_failed', `Zerto refused the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${err.message}`, {
     retryable: err.retryable,
     hint: cloud
-      ? 'Tagged checkpoints cannot be inserted when the protected site is Azure or AWS. Point this server at the vSphere protected ZVM.'
+      ? 'The ZVM would not take a tagged checkpoint on this VPG (it names a public cloud or an unsupported operation). Point this server at the vSphere protected ZVM, or leave the VPG out.'
       : (err.hint ?? 'Check the VPG state in the Zerto UI; a VPG that is initialising or paused cannot take checkpoints.'),
     details: { ...err.details, site, vpg: v.vpg, vpg_id: v.vpg_id },
+  });
+}
+
+function lasting(v: PlannedVpg, timestamp: string): Pick<PinnedCheckpoint, 'journal_history_minutes' | 'kept_until'> {
+  const minutes = v.facts.journal_history_minutes;
+  const at = Date.parse(timestamp);
+  return { journal_history_minutes: minutes, kept_until: minutes && !Number.isNaN(at) ? new Date(at + minutes * 60_000).toISOString() : null };
+}
+
+function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string): AppError {
+  return new AppError('checkpoint_expired', `The tagged checkpoint on VPG '${v.vpg}' at Zerto site '${site}' was inserted but is no longer in the journal, which now starts at ${earliest}.`, {
+    retryable: true,
+    hint: 'The VPG re-synced or its journal filled up and dropped it. Retry with the same change id to pin a new checkpoint before the change.',
+    details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, earliest_checkpoint: earliest },
   });
 }
 

@@ -12,11 +12,13 @@ import { locateGuestFile, waitForMount } from './flr-browse.js';
 import type { FlrSessionRegistry } from './flr-sessions.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 import { findProtection, type FoundProtection } from './find-protection.js';
-import { chooseFlrCheckpoint, mountWhereAccepted, type SiteClientLookup } from './flr-site.js';
+import { flrCandidates, type CheckpointQuery } from './flr-checkpoint.js';
+import { mountFirstCandidate, type SiteClientLookup } from './flr-site.js';
 import { parseGuestPath } from './guest-path.js';
 import { header } from './auth.js';
 import type { Checkpoint } from './schemas.js';
 import type { VmLocator } from './vm-locator.js';
+import type { ProtectingVpg } from './vpg-facts.js';
 
 export interface RecoverProgress {
   stage: 'mounting' | 'browsing' | 'downloading' | 'unmounting' | 'done';
@@ -28,13 +30,17 @@ export interface RecoverFileArgs {
   vm?: string;
   /** ... or an already resolved protection (the tool layer resolved it at proposal time). */
   protection?: FoundProtection;
-  /** VPG name or id; default: the first VPG (by name) that lists the checkpoint. */
+  /** VPG name or id: only that VPG. Default: every VPG that lists the checkpoint, locally replicated first. */
   vpg?: string;
+  /** VPG name or id tried first (the proposal's), the others still following. */
+  preferVpg?: string;
   /**
    * The checkpoint by tag and/or id. `timestamp` (as listed, e.g. from a proposal) narrows the
-   * lookup to a small window around it instead of listing the whole journal.
+   * lookup to a small window around it; `idVpg` says which VPG the id belongs to.
    */
-  checkpoint: { tag?: string; id?: string; timestamp?: string };
+  checkpoint: CheckpointQuery;
+  /** The ZVM that reported each VPG (several sites); default: `client` for all. */
+  clientOf?: (vpg: ProtectingVpg & { site?: string }) => ZvmClient;
   /** Guest path: `/etc/app.conf` or `C:\app\app.ini`. */
   path: string;
   /**
@@ -82,20 +88,25 @@ export interface RecoverFileResult {
 export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Promise<RecoverFileResult> {
   const gp = parseGuestPath(args.path);
   if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
-  const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, ...(args.signal ? { signal: args.signal } : {}) }));
-  const { vpg, checkpoint } = await chooseFlrCheckpoint(() => client, protection.vm.name, protection.vpgs, { vpg: args.vpg, checkpoint: args.checkpoint }, args.signal);
+  // A VM this site only recovers counts too: FLR may run at the recovery site.
+  const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, includeRecovered: true, ...(args.signal ? { signal: args.signal } : {}) }));
+  const clientOf = args.clientOf ?? ((): ZvmClient => client);
+  const candidates = await flrCandidates(clientOf, protection.vm.name, protection.vpgs, args.checkpoint, {
+    vpg: args.vpg, prefer: args.preferVpg, signal: args.signal,
+  });
   const progress = (stage: RecoverProgress['stage'], message: string): void => args.onProgress?.({ stage, message });
 
-  progress('mounting', `Mounting checkpoint ${checkpoint.CheckpointIdentifier} of VPG ${vpg.name}`);
+  progress('mounting', `Mounting the checkpoint: ${candidates.map((c) => `VPG ${c.vpg.name} (checkpoint ${c.checkpoint.CheckpointIdentifier})`).join(', then ')}`);
   // From here on `flr` is the ZVM that holds the session: browse, download and unmount go there.
   // Each mount request is recorded before it goes out, and the session once it is answered: a
   // crash at any point leaves a record the next start ends the mount by (wiring/flr-orphans.ts).
-  const recorder = args.sessionRegistry?.mountRecorder({
-    vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier, vpg: vpg.name, vpg_id: vpg.id, checkpoint_id: checkpoint.CheckpointIdentifier,
+  const mount = await mountFirstCandidate(clientOf, candidates, protection.vm.vm_identifier, {
+    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m),
+    recorderFor: (c) => args.sessionRegistry?.mountRecorder({
+      vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier, vpg: c.vpg.name, vpg_id: c.vpg.id, checkpoint_id: c.checkpoint.CheckpointIdentifier,
+    }),
   });
-  const mount = await mountWhereAccepted(client, vpg, protection.vm.vm_identifier, checkpoint, {
-    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m), recorder,
-  });
+  const { vpg, checkpoint } = mount;
   const { sessionId, client: flr } = mount;
   const site = flr.site.name;
 

@@ -1,5 +1,5 @@
 // zod schemas for what the ZVM sends, applied at the boundary (rest.ts). Members are PascalCase
-// on the wire (reference/zerto-api.md §1), but the Swagger renders camelCase and old builds mixed
+// on the wire (docs/zerto-notes.md), but the Swagger renders camelCase and old builds mixed
 // both, so every object is first re-keyed case-insensitively onto the names declared here. Link
 // objects use lower-case keys (`identifier`, `href`, `type`). Objects stay loose: a ZVM that adds
 // members must not break us; only the members we act on are required.
@@ -48,7 +48,8 @@ export const LocalSite = keyed({
   // Real clients read SiteIdentifier; the Swagger omits it and has only Link.identifier (evidence #17).
   SiteIdentifier: str,
   Link: SiteLink.nullable().optional(),
-  SiteName: z.string(),
+  // Nullable in the Swagger: the configured site name stands in (client.ts).
+  SiteName: str,
   SiteType: str,
   Version: str,
   IsReplicationToSelfEnabled: z.boolean().nullable().optional(),
@@ -91,6 +92,14 @@ export const VmRow = keyed({
 export type VmRow = z.infer<typeof VmRow>;
 export const VmRowList = lenientList(VmRow);
 
+/** The journal's reach (a real capture and the 10.x VpgApi agree on these members). */
+export const HistoryStatus = keyed({
+  ActualHistoryInMinutes: z.number().nullable().optional(),
+  ConfiguredHistoryInMinutes: z.number().nullable().optional(),
+  EarliestCheckpoint: keyed({ CheckpointIdentifier: idString.nullable().optional(), TimeStamp: str }).nullable().optional(),
+});
+export type HistoryStatus = z.infer<typeof HistoryStatus>;
+
 export const Vpg = keyed({
   VpgIdentifier: z.string(),
   VpgName: str,
@@ -104,6 +113,8 @@ export const Vpg = keyed({
   SourceSite: str,
   TargetSite: str,
   Entities: Entities.nullable().optional(),
+  // Optional: a VPG row without it is still a VPG; only the journal's reach goes unknown.
+  HistoryStatusApi: HistoryStatus.nullable().optional().catch(null),
 });
 export type Vpg = z.infer<typeof Vpg>;
 export const VpgList = lenientList(Vpg);
@@ -116,11 +127,24 @@ export const Checkpoint = keyed({
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 export const CheckpointList = lenientList(Checkpoint);
+/** `{Earliest, Latest}`: either may be null (an empty journal, right after a re-sync). */
+export const CheckpointStats = keyed({
+  Earliest: keyed({ TimeStamp: str }).nullable().optional(),
+  Latest: keyed({ TimeStamp: str }).nullable().optional(),
+});
+
+/** ZVMA's ZertoTaskStates; the Swagger's filters take the number or the name, so answers may too. */
+const TASK_STATE_NAMES = ['firstunusedvalue', 'inprogress', 'waitingforuserinput', 'paused', 'failed', 'stopped', 'completed', 'cancelling'];
+const taskState = z.preprocess((v) => {
+  if (typeof v !== 'string' || /^\s*\d+\s*$/.test(v)) return v;
+  const i = TASK_STATE_NAMES.indexOf(v.replace(/[\s_-]/g, '').toLowerCase());
+  return i < 0 ? v : i;
+}, z.coerce.number());
 
 export const Task = keyed({
   TaskIdentifier: str,
   Type: str,
-  Status: keyed({ State: z.coerce.number(), Progress: z.coerce.number().nullable().optional() }),
+  Status: keyed({ State: taskState, Progress: z.coerce.number().nullable().optional() }),
   CompleteReason: str,
   Started: str,
   Completed: str,
@@ -169,7 +193,8 @@ export const PathItem = keyed({
 export type PathItem = z.infer<typeof PathItem>;
 
 export const PathInformation = keyed({
-  MainPathItem: PathItem.nullable().optional(),
+  // Nothing is read from it but its presence; a null `Path` there (the Swagger allows it) must not fail the browse.
+  MainPathItem: PathItem.nullable().optional().catch(null),
   PathItems: lenientList(PathItem).transform((l) => l.items).nullable().optional(),
 });
 export type PathInformation = z.infer<typeof PathInformation>;

@@ -2,6 +2,8 @@
 // loader turns config.json's snake_case `sites[]` entries into this (applying the defaults below),
 // so the client never reads config files or the environment itself.
 
+import { DEFAULT_TAG_MAX_LENGTH } from './tag.js';
+
 export interface ZertoSiteConfig {
   /** config.json site name; used in messages, the FLR session registry and the call log. */
   name: string;
@@ -20,6 +22,8 @@ export interface ZertoSiteConfig {
   caFile?: string;
   /** targets.yaml names whose VMs this site protects: the scope of hostname and name fallback. */
   vcenterTargets: string[];
+  /** Longest checkpoint name sent to this ZVM (tag.ts cuts the free text to fit). */
+  tagMaxLength: number;
 }
 
 export const DEFAULT_ZERTO_CLIENT_ID = 'zerto-client';
@@ -35,6 +39,7 @@ export function withSiteDefaults(
     credentialPrefix: site.credentialPrefix,
     verifyTls: site.verifyTls ?? false,
     vcenterTargets: site.vcenterTargets ?? [],
+    tagMaxLength: site.tagMaxLength ?? DEFAULT_TAG_MAX_LENGTH,
   };
   if (site.caFile !== undefined) out.caFile = site.caFile;
   return out;

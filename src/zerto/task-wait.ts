@@ -1,4 +1,4 @@
-// Polling a ZVM task to its end. States (reference/zerto-api.md §7): 1 InProgress, 4 Failed,
+// Polling a ZVM task to its end. States (docs/zerto-notes.md): 1 InProgress, 4 Failed,
 // 5 Stopped, 6 Completed (with Progress 100). The wait is bounded by a deadline the caller owns, so
 // one budget covers the task and whatever follows it; the caller turns the outcome into its own
 // error (checkpoint_failed, flr_failed ...).

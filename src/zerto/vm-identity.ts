@@ -1,6 +1,6 @@
 // The one place that says how a vSphere VM maps to Zerto's VmIdentifier. Zerto documents the
 // format as `serverid.moref`; that the server id is the vCenter's `about.instanceUuid` is INFERRED
-// (reference/zerto-api.md §4). If a real ZVM disagrees, only this file changes, and find-protection
+// (docs/zerto-notes.md). If a real ZVM disagrees, only this file changes, and find-protection
 // falls back to the VM name within the site's vcenter_targets meanwhile.
 
 /** Zerto's VmIdentifier for a vSphere VM. */

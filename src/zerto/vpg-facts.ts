@@ -23,6 +23,8 @@ export interface ProtectingVpg {
   public_cloud_protected: boolean;
   /** Why it is (or is not) considered public-cloud protected; the evidence is inferred (Q15). */
   public_cloud_reason: string;
+  /** The configured journal history: a checkpoint lasts at most this long (less if the journal fills or re-syncs). */
+  journal_history_minutes: number | null;
 }
 
 const VPG_STATUS = ['Initializing', 'MeetingSLA', 'NotMeetingSLA', 'HistoryNotMeetingSLA', 'RpoNotMeetingSLA', 'FailingOver', 'Moving', 'Deleting', 'Recovered'];
@@ -71,6 +73,7 @@ export function describeVpg(vpg: Vpg, row: VmRow | undefined, ctx: SiteContext):
     flr_reason: flr.reason,
     public_cloud_protected: cloud.cloud,
     public_cloud_reason: cloud.reason,
+    journal_history_minutes: vpg.HistoryStatusApi?.ConfiguredHistoryInMinutes ?? null,
   };
 }
 

@@ -88,7 +88,7 @@ describe('the guard before forwarding', () => {
       expect(res.isError).toBeFalsy();
       const facts = (res._meta as Record<string, any>)['zerto-rewind/gateway'];
       expect(facts.checkpoint).toMatchObject({ status: 'checkpointed', vpgs: ['vpg-app', 'vpg-app-critical'] });
-      expect(facts.checkpoint.tag).toMatch(/\| tsrv__set_value \| args=[0-9a-f]+ \| vm=app-01 \| change=gw-order-1 \|/);
+      expect(facts.checkpoint.tag).toMatch(/\| tsrv__set_value \| args=[0-9a-f]+ \| vm=app-01 \| change=gw-order-1$/);
       expect((asSent(res).content as Array<{ text: string }>).at(-1)!.text).toMatch(/^\[zerto-rewind\] Pinned checkpoint/);
       const inserts = callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT);
       const forwarded = downstreamCalls(before, 'tsrv');

@@ -16,6 +16,6 @@ describe('demo', () => {
     expect(recovered).toBe(original);
     // The checkpoint was pinned by the gateway, before the write was forwarded.
     expect(run.stdout).toMatch(/\[zerto-rewind\] Pinned checkpoint '[^']+' on 2 VPG\(s\) before the change\./);
-    expect(run.stdout).toMatch(/tag: ai:mcp:zerto-rewind-demo \| guestfs__write_file \| args=[0-9a-f]+ \| vm=app-01 \| change=demo-\d+ \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    expect(run.stdout).toMatch(/tag: ai-[a-z2-7]{10} \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ mcp:zerto-rewind-demo \| guestfs__write_file \| args=[0-9a-f]+ \| vm=app-01 \| change=demo-\d+/);
   }, 150_000);
 });

@@ -23,7 +23,7 @@ afterAll(async () => h?.close());
 afterEach(() => zvmFaults(h.lab.zvms.get('lab-zvm')!).reset());
 
 const zvm = () => h.lab.zvms.get('lab-zvm')!;
-const tagged = (vpgId: string, change: string) => zvm().state.checkpoints.get(vpgId)!.filter((c) => c.tag?.includes(`change=${change} `));
+const tagged = (vpgId: string, change: string) => zvm().state.checkpoints.get(vpgId)!.filter((c) => c.tag?.endsWith(`| change=${change}`));
 
 describe('guard identity', () => {
   it('when Zerto knows the VM under another server id, the guard verifies it by name and still pins every VPG', async () => {
@@ -46,7 +46,7 @@ describe('guard identity', () => {
     for (const name of ['one', 'one']) {
       const r = await h.call('create_snapshot', { target: 'lab-vc1', vm: 'app-01', name, change_id: 'CHG-RETRY-7' });
       expect(r.isError, r.text).toBe(false);
-      expect(String((r.data.checkpoint as { tag: string }).tag)).toContain('change=CHG-RETRY-7 ');
+      expect(String((r.data.checkpoint as { tag: string }).tag)).toMatch(/\| change=CHG-RETRY-7$/);
     }
     expect(tagged(VPG_APP, 'CHG-RETRY-7')).toHaveLength(1);
     expect(tagged(VPG_APP_CRITICAL, 'CHG-RETRY-7')).toHaveLength(1);
@@ -74,7 +74,7 @@ describe('partial outages do not read as complete answers', () => {
     const off = await h.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true });
     expect(off.isError, off.text).toBe(false);
     const p = await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-01' });
-    expect(p.data).toMatchObject({ state: 'pending', checkpoint_vpgs: ['vpg-app'] });
+    expect(p.data).toMatchObject({ state: 'pending', checkpoint_vpgs: ['vpg-app (journal keeps 1 day)'] });
     zvmFaults(zvm()).failRoute('GET /v1/vms', 20, 503, 'Service Unavailable');
     const first = await h.call('confirm_action', { token: p.data.token as string });
     expect(first.isError).toBe(true);

@@ -36,7 +36,7 @@ describe('provenance', () => {
     }
     const identity = String(lines[0]!.identity);
     expect(identity).not.toContain('web-ui@');
-    expect(tag.startsWith(`ai:${identity.split('/')[0]} | `)).toBe(true);
+    expect(tag).toMatch(new RegExp(`^ai-[a-z2-7]{10} \\S+ ${identity.split('/')[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\| `));
     expect(tag).not.toContain('web-ui@');
   });
 
@@ -61,7 +61,7 @@ describe('provenance', () => {
     const r = await h.call('zerto_guard_before_mutate', { tool: 'ssh/exec', args: { host: 'app-01' }, agent: FORGER, change_id: 'prov-2' });
     expect(r.isError, r.text).toBe(false);
     const tag = String((r.data.tags as string[])[0]);
-    expect(tag).toMatch(/^ai:mcp:[A-Za-z0-9._-]+\+web-ui_127\.0\.0\.1_alice_ \| /);
+    expect(tag).toMatch(/^ai-[a-z2-7]{10} \S+ mcp:[A-Za-z0-9._-]+\+web-ui_127\.0\.0\.1_alice_ \| /);
   });
 });
 

@@ -57,7 +57,7 @@ describe('Keycloak token lifecycle', () => {
     await lab.client.listVpgs();
     zvmFaults(lab.zvm).expireTokens();
     const vpgs = await lab.client.listVpgs();
-    expect(vpgs.length).toBe(5);
+    expect(vpgs.length).toBe(7);
     expect(lab.callLog.find('zvm:lab-zvm', TOKEN)).toHaveLength(2);
     expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/vpgs')).toHaveLength(3);
   });
@@ -80,5 +80,26 @@ describe('Keycloak token lifecycle', () => {
     const err = await thrown(() => lab!.client.listVpgs());
     expect(err.code).toBe('auth_failed');
     expect(lab.callLog.find('zvm:lab-zvm', 'GET /v1/vpgs')).toHaveLength(2);
+  });
+});
+
+describe('token requests where the realm differs', () => {
+  it('logs in on a realm that insists on scope=openid, and on one that does not care', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).requireOpenidScope();
+    expect((await lab.client.localSite()).SiteName).toBe('lab-zvm');
+    const lax = lab.newClient({ LAB_ZVM_USER: LAB_CREDENTIALS.user, LAB_ZVM_PASSWORD: LAB_CREDENTIALS.password });
+    zvmFaults(lab.zvm).requireOpenidScope(false);
+    expect((await lax.localSite()).SiteName).toBe('lab-zvm');
+  });
+
+  it('names a 9.x Windows ZVM (no token route) instead of blaming the credentials', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).windowsSessionAuth();
+    const err = await thrown(() => lab!.client.localSite());
+    expect(err.code).toBe('zerto_error');
+    expect(err.message).toMatch(/no Keycloak token route.*Windows ZVM.*session/);
+    expect(err.hint).toMatch(/credentials were not tried/);
+    expect(`${err.message} ${err.hint}`).not.toContain(LAB_CREDENTIALS.password);
   });
 });

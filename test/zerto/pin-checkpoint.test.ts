@@ -29,7 +29,7 @@ describe('pinTaggedCheckpoint', () => {
     const progress: PinProgress[] = [];
     const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: found.vpgs, changeId: 'chg-1', onProgress: (p) => progress.push(p) });
     expect(res.change_id).toBe('chg-1');
-    expect(res.tag).toMatch(/^ai:claude \| edit \/etc\/app.conf \| vm=app-01 \| change=chg-1 \| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(res.tag).toMatch(/^ai-[a-z2-7]{10} \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ claude \| edit \/etc\/app.conf \| vm=app-01 \| change=chg-1$/);
     expect(res.checkpoints.map((c) => c.vpg).sort()).toEqual(['vpg-app', 'vpg-app-critical']);
     for (const c of res.checkpoints) {
       expect(c.reused).toBe(false);
@@ -118,14 +118,22 @@ describe('pinTaggedCheckpoint', () => {
     expect(err.message).toContain('vpg-app');
   });
 
-  it('refuses a VPG protected in a public cloud before inserting anything anywhere', async () => {
+  it('leaves a VPG protected in a public cloud to the ZVM, and maps the ZVM\'s refusal with its words', async () => {
     lab = await startLab();
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP, VPG_AZURE], changeId: 'chg-9' }));
     expect(err.code).toBe('checkpoint_failed');
-    expect(err.message).toContain('vpg-azure-web');
-    expect(err.message).toMatch(/public cloud/);
+    expect(err.message).toContain("VPG 'vpg-azure-web'");
+    expect(err.message).toMatch(/public cloud site \(Azure\)/);
     expect(err.hint).toMatch(/vSphere protected ZVM/);
-    expect(lab.callLog.find('zvm:lab-zvm', INSERT)).toHaveLength(0);
+    expect(lab.callLog.find('zvm:lab-zvm', INSERT).map((c) => c.subject).sort()).toEqual([VPG_APP, VPG_AZURE]);
+  });
+
+  it('pins a VPG protected in a public cloud when the ZVM takes the tag', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).cloudTaggedCheckpoints('accept');
+    const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_AZURE], changeId: 'chg-9b' });
+    expect(res.checkpoints.map((c) => c.vpg).sort()).toEqual(['vpg-app', 'vpg-azure-web']);
+    expect(taggedOn(lab, VPG_AZURE, 'chg-9b')).toEqual([res.tag]);
   });
 
   it('maps the ZVM\'s own refusal of a cloud insert too (Q3), keeping the server\'s words', async () => {
@@ -142,8 +150,7 @@ describe('pinTaggedCheckpoint', () => {
     lab = await startLab();
     const plan = await planTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT, VPG_AZURE], changeId: 'chg-11' });
     expect(plan.dry_run).toBe(true);
-    expect(plan.would_insert.map((v) => v.vpg).sort()).toEqual(['vpg-app', 'vpg-app-critical']);
-    expect(plan.refused.map((v) => v.vpg)).toEqual(['vpg-azure-web']);
+    expect(plan.would_insert.map((v) => v.vpg).sort()).toEqual(['vpg-app', 'vpg-app-critical', 'vpg-azure-web']);
     expect(parseTag(plan.tag)?.change).toBe('chg-11');
     expect(lab.callLog.find('zvm:lab-zvm', INSERT)).toHaveLength(0);
     await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-11' });
@@ -159,5 +166,27 @@ describe('pinTaggedCheckpoint', () => {
     setTimeout(() => ac.abort(), 300);
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-12', signal: ac.signal }));
     expect(err.code).toBe('cancelled');
+  });
+});
+
+describe('a ZVM that cuts or trims checkpoint names', () => {
+  it('confirms the pin by the tag\'s marker, and a retry finds the cut name instead of inserting again', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).checkpointNames(40, true);
+    const long = { ...base, action: `edit ${'x'.repeat(100)}`, argsHash: 'abcdef0123456789' };
+    const res = await pinTaggedCheckpoint(lab.client, { ...long, vpgs: [VPG_APP], changeId: 'chg-cut' });
+    const listed = (lab.zvm.state.checkpoints.get(VPG_APP) ?? []).filter((c) => c.tag?.startsWith(res.tag.slice(0, 13)));
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.tag!.length).toBe(40);
+    const retry = await pinTaggedCheckpoint(lab.client, { ...long, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-cut' });
+    expect(retry.checkpoints.find((c) => c.vpg_id === VPG_APP)?.reused).toBe(true);
+    expect(lab.callLog.find('zvm:lab-zvm', INSERT)).toHaveLength(2);
+  });
+
+  it('keeps the whole name on a ZVM that stores it whole', async () => {
+    lab = await startLab();
+    const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-whole' });
+    expect((lab.zvm.state.checkpoints.get(VPG_APP) ?? []).filter((c) => c.tag === res.tag)).toHaveLength(1);
+    expect(res.tag.length).toBeLessThanOrEqual(200);
   });
 });

@@ -66,16 +66,33 @@ describe('task polling that does not lie', () => {
 });
 
 describe('FLR browse pages', () => {
-  it('finds a file on page 3 of a large folder, reading every page', async () => {
+  it.each([1, 0] as const)('finds a file on the last page of a large folder, reading every page (pages counted from %i)', async (pageBase) => {
     lab = await startLab();
     zvmFaults(lab.zvm).browsePaging(50, 50);
+    zvmFaults(lab.zvm).browsePageBase(pageBase);
     for (let i = 0; i < 120; i++) lab.guests.write(APP01, `/etc/many/f-${String(i).padStart(3, '0')}.conf`, `n=${i}\n`);
     lab.guests.write(APP01, '/etc/many/zz-wanted.conf', 'found on page 3\n');
     const { tag } = await pin(lab, 'app-01', 'chg-pages');
     const res = await recoverFile(lab.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/many/zz-wanted.conf', restoreDir: lab.tmp });
     expect(res.content).toBe('found on page 3\n');
-    // 121 entries at 50 a page: pages 1-3 of that folder were read.
+    // 121 entries at 50 a page: three pages of that folder were read.
     expect(lab.callLog.find('zvm:lab-zvm', 'POST /v1/flrs/:id/browse').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('lists partitions on a ZVM that counts pages from 0 (a client counting from 1 would see none)', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).browsePageBase(0);
+    const { tag } = await pin(lab, 'app-01', 'chg-base0');
+    const res = await recoverFile(lab.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab.tmp });
+    expect(res.partition).toBe('partition#1 Ext4');
+  });
+
+  it('reads on from page 1 when a ZVM refuses page 0', async () => {
+    lab = await startLab();
+    zvmFaults(lab.zvm).failRoute('POST /v1/flrs/:id/browse', 1, 400, 'pageNumber must be at least 1');
+    const { tag } = await pin(lab, 'app-01', 'chg-refuse0');
+    const res = await recoverFile(lab.client, { ...fast, vm: APP01, checkpoint: { tag }, path: '/etc/app.conf', restoreDir: lab.tmp });
+    expect(res.content).toContain('listen_port');
   });
 });
 

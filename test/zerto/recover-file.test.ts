@@ -12,6 +12,7 @@ import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile, type RecoverProgress } from '../../src/zerto/recover-file.js';
 import { labLocator, labSite, startLab, thrown, type LabHandle } from './support/lab.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
+import { formatTag } from '../../src/zerto/tag.js';
 
 const APP01 = labVmIdentifier('lab-vc1', 'vm-101');
 const WIN01 = labVmIdentifier('lab-vc1', 'vm-104');
@@ -51,6 +52,17 @@ describe('recoverFile', () => {
     expect(progress.map((p) => p.stage)).toEqual(expect.arrayContaining(['mounting', 'browsing', 'downloading', 'unmounting', 'done']));
     // Nothing was written into the guest: it still holds the agent's bad version.
     expect(lab.guests.read(APP01, '/etc/app.conf')?.toString()).toContain('broken by the agent');
+  });
+
+  it('restores a file whose name is not Latin-1 (the download names it with RFC 5987 filename*)', async () => {
+    // Plain HTTP: Node refuses such characters in a header outright there (a 500 from the lab).
+    lab = await startLab({ tls: false });
+    lab.guests.write(APP01, '/etc/配置-ключ.conf', 'ünïcode = yes\n');
+    const tag = await pin(lab, 'app-01', 'chg-utf8');
+    lab.guests.write(APP01, '/etc/配置-ключ.conf', 'broken\n');
+    const res = await recoverFile(lab.client, { ...fast, vm: 'app-01', locator: labLocator(), checkpoint: { tag }, path: '/etc/配置-ключ.conf', restoreDir: lab.tmp });
+    expect(res.content).toBe('ünïcode = yes\n');
+    expect(res.flr_path).toBe('partition#1 Ext4/etc/配置-ключ.conf');
   });
 
   it('restores a Windows path (drive letter, backslashes, other case) from an NTFS partition', async () => {
@@ -162,8 +174,18 @@ describe('recoverFile', () => {
 
   it('says when no VPG lists the tag', async () => {
     lab = await startLab();
-    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: 'ai:x | y | vm=app-01 | change=nope | 2025-01-01T00:00:00Z' }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
+    const recent = formatTag({ agent: 'x', action: 'y', vm: 'app-01', change: 'nope', at: new Date() });
+    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: recent }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
     expect(err.code).toBe('not_found');
     expect(err.message).toMatch(/vpg-app/);
+  });
+
+  it('says checkpoint_expired, with the journal\'s earliest point, for a tag older than the journal', async () => {
+    lab = await startLab();
+    const err = await thrown(() => recoverFile(lab!.client, { ...fast, vm: APP01, checkpoint: { tag: 'ai:x | y | vm=app-01 | change=nope | 2025-01-01T00:00:00Z' }, path: '/etc/app.conf', restoreDir: lab!.tmp }));
+    expect(err.code).toBe('checkpoint_expired');
+    const earliest = lab.zvm.state.listedCheckpoints('aaaaaaaa-0000-4000-8000-000000000001')[0]!;
+    expect(err.details.vpgs.find((v: { vpg: string }) => v.vpg === 'vpg-app').earliest_checkpoint).toBe(new Date(earliest.at).toISOString());
+    expect(err.message).toMatch(/no longer in the journal/);
   });
 });

@@ -1,5 +1,5 @@
 // How the simulated ZVM behaves where real appliances differ or the evidence is open
-// (reference/zerto-api.md §12, zerto-clients-evidence.md §2). Plain state the routes consult; the
+// (docs/zerto-notes.md). Plain state the routes consult; the
 // defaults are a well-behaved 10.x appliance as far as the evidence goes. `--lab` only ever reads
 // it. Tests flip it through testing/faults.ts, which the shipped lab does not import.
 
@@ -28,7 +28,7 @@ export class LabZvmBehaviour {
   readonly answerDelays = new Map<string, number>();
   /**
    * GET /v1/tasks/{id} answers 401 to a valid token this many more times (Infinity: always).
-   * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (evidence §2 #1).
+   * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (docs/zerto-notes.md).
    */
   taskRouteRefusals = 0;
   /** Q7: GET /v1/flrs/{id} as a single object or a one-element array. */
@@ -38,6 +38,8 @@ export class LabZvmBehaviour {
   /** Q10: browse pages when asked and by default; pageSize above the maximum is capped. */
   browseDefaultPageSize = 50;
   browseMaxPageSize = 200;
+  /** Browse `pageNumber` counts from 1 (0 read as 1) or from 0: undocumented either way. */
+  browsePageBase: 0 | 1 = 1;
   /** Q12: download link relative (`v1/downloads/...`) or absolute. */
   downloadUrlForm: 'relative' | 'absolute' = 'relative';
   /** Q12: absolute links name this origin (another host name of the appliance) instead of our own. */
@@ -48,10 +50,34 @@ export class LabZvmBehaviour {
   failingDownloads = 0;
   /** Q8: which ZVM mounts FLR for a VPG that replicates to another site (7.x docs: the recovery site). */
   remoteFlr: RemoteFlrRule = 'recovery-site';
+  /**
+   * Whether a VPG protected in a public cloud takes tagged checkpoints. No source says either way
+   * (docs/zerto-notes.md); the default refuses with a 400, as other invalid operations answer.
+   */
+  cloudTaggedCheckpoints: 'refuse' | 'accept' = 'refuse';
   /** /v1/vms and /v1/vpgs carry one extra row whose name is null (the Swagger allows it). */
   nullNameRows = false;
-  /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (evidence §2 #17). */
+  /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (docs/zerto-notes.md). */
   omitPeerSiteIdentifier = false;
+  /** Tagged checkpoint names are kept only up to this length (null: whole); the limit is undocumented. */
+  checkpointNameMaxLength: number | null = null;
+  /** Tagged checkpoint names are stored trimmed and with inner whitespace collapsed. */
+  trimCheckpointNames = false;
+  /** The token route refuses a request without `scope=openid` (as Zerto's ZIC realm documents). */
+  requireOpenidScope = false;
+  /** A 9.x Windows ZVM: no Keycloak (the token route is a 404); sessions come from /v1/session/add. */
+  windowsSessionAuth = false;
+  /**
+   * Answers use what the Swagger allows and the lab otherwise never sends: a null `SiteName` in
+   * /v1/localsite, a null `Path` in browse's `MainPathItem`, and task states as names.
+   */
+  looseShapes = false;
+  /** A new FLR session is not listed (GET /v1/flrs/{id} answers 404) for this long after the mount. */
+  sessionListedAfterMs = 0;
+  /** GET /v1/tasks/{id} answers 404 for unmount tasks (a route that shows only tasks run at its own site). */
+  unmountTaskHidden = false;
+  /** /v1/vms rows leave these members out: a shape the client does not expect (for `check --zerto`). */
+  omittedVmMembers: string[] = [];
   /** Bumped to expire tokens: tokens issued before are rejected. */
   tokenEpoch = 0;
   /**
@@ -65,6 +91,12 @@ export class LabZvmBehaviour {
     const dot = identifier.lastIndexOf('.');
     const override = dot > 0 ? this.serverIdOverrides.get(identifier.slice(0, dot).toLowerCase()) : undefined;
     return override ? `${override}${identifier.slice(dot)}` : identifier;
+  }
+
+  /** The name a tagged checkpoint is listed under, after this ZVM's cutting and trimming. */
+  storedCheckpointName(name: string): string {
+    const trimmed = this.trimCheckpointNames ? name.trim().replace(/\s+/g, ' ') : name;
+    return this.checkpointNameMaxLength === null ? trimmed : trimmed.slice(0, this.checkpointNameMaxLength);
   }
 
   /** Consumes one injected failure for `route`, if any. */

@@ -18,7 +18,11 @@ export const LOGOUT_ROUTE = '/auth/realms/zerto/protocol/openid-connect/logout';
 export function keycloakRoutes(state: LabZvmState, opts: KeycloakOptions): Route[] {
   return [
     route('POST', TOKEN_ROUTE, ({ res, body }) => {
+      if (state.behaviour.windowsSessionAuth) return sendJson(res, 404, { Message: `No HTTP resource was found that matches the request URI '${TOKEN_ROUTE}'.` });
       const form = body as URLSearchParams;
+      if (state.behaviour.requireOpenidScope && !(form.get('scope') ?? '').split(' ').includes('openid')) {
+        return sendJson(res, 400, { error: 'invalid_scope', error_description: 'Missing openid scope' });
+      }
       const grant = form.get('grant_type');
       const clientId = form.get('client_id') ?? '';
       if (!clientId) return sendJson(res, 400, { error: 'invalid_request', error_description: 'Missing parameter: client_id' });

@@ -1,9 +1,11 @@
-// The simulated ZVM's JSON, shaped like a 10.x appliance's (reference/zerto-api.md §4-§8):
+// The simulated ZVM's JSON, shaped like a 10.x appliance's (docs/zerto-notes.md):
 // PascalCase members, lower-case keys inside link objects, integer enums, ISO dates with
 // milliseconds and `Z`.
 
 import { LAB_ZERTO_SITES, type LabVpg, type LabZertoSite } from '../topology.js';
 import type { LabCheckpoint, LabFlrSession, LabTask, LabVmRef, LabZvmState } from './state.js';
+
+const TASK_STATE_NAMES = ['FirstUnusedValue', 'InProgress', 'WaitingForUserInput', 'Paused', 'Failed', 'Stopped', 'Completed', 'Cancelling'];
 
 export function isoTime(ms: number): string {
   return new Date(Math.floor(ms)).toISOString();
@@ -30,7 +32,7 @@ export function siteLink(state: LabZvmState, base: string, name: string): Record
 export function localSite(state: LabZvmState, base: string): Record<string, unknown> {
   const s = state.site;
   return {
-    SiteIdentifier: s.siteIdentifier, SiteName: s.name, Location: 'Lab', Version: '10.0.60', DisplayVersion: '10.0 U6',
+    SiteIdentifier: s.siteIdentifier, SiteName: state.behaviour.looseShapes ? null : s.name, Location: 'Lab', Version: '10.0.60', DisplayVersion: '10.0 U6',
     ZvmApiVersion: '1.0', ContactName: 'lab', ContactEmail: 'lab@example.test', ContactPhone: '000',
     IsReplicationToSelfEnabled: true, UtcOffsetInMinutes: 0, SiteType: s.siteType, SiteTypeVersion: null,
     IpAddress: '127.0.0.1', BandwidthThrottlingInMBs: -1, IsLoginBannerEnabled: false, LoginBanner: null,
@@ -51,6 +53,8 @@ export function peerSite(s: LabZertoSite, base: string, withId = true): Record<s
 export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string, unknown> {
   const cps = state.listedCheckpoints(v.id);
   const earliest = cps[0];
+  const historyMinutes = Math.max(1, Math.round(state.journal.history(v.id) / 60_000));
+  const actualMinutes = earliest ? Math.floor((Date.now() - earliest.at) / 60_000) : 0;
   return {
     VpgIdentifier: v.id, VpgName: v.name, VpgDescription: null, VpgType: 'Regular',
     Status: 1, StatusDescription: 'Meeting SLA', SubStatus: 0, SubStatusDescription: 'None',
@@ -58,7 +62,7 @@ export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string,
     Entities: { Protected: entityType(site(v.protectedSite)), Recovery: entityType(site(v.recoverySite)) },
     ProtectedSite: siteLink(state, base, v.protectedSite), RecoverySite: siteLink(state, base, v.recoverySite),
     ProtectedSiteName: v.protectedSite, RecoverySiteName: v.recoverySite,
-    HistoryStatusApi: { ActualHistoryInMinutes: 60, ConfiguredHistoryInMinutes: 1440, EarliestCheckpoint: earliest ? checkpoint(earliest) : null },
+    HistoryStatusApi: { ActualHistoryInMinutes: actualMinutes, ConfiguredHistoryInMinutes: historyMinutes, EarliestCheckpoint: earliest ? checkpoint(earliest) : null },
     Link: { href: `${base}/v1/vpgs/${v.id}`, identifier: v.id, rel: null, type: 'VpgApi' },
   };
 }
@@ -87,7 +91,7 @@ export function task(state: LabZvmState, base: string, t: LabTask): Record<strin
   const related = (kind: string, id: string | undefined): Array<Record<string, unknown>> =>
     id ? [{ href: `${base}/v1/${kind}/${id}`, identifier: id, rel: null, type: kind === 'vpgs' ? 'VpgApi' : 'FlrSessionInformationApi' }] : [];
   return {
-    TaskIdentifier: t.id, Type: t.type, Status: { State: v.state, Progress: v.progress },
+    TaskIdentifier: t.id, Type: t.type, Status: { State: state.behaviour.looseShapes ? TASK_STATE_NAMES[v.state] : v.state, Progress: v.progress },
     InitiatedBy: t.initiatedBy, Started: isoTime(t.started), Completed: v.completed === null ? null : isoTime(v.completed),
     CompleteReason: v.state === 4 ? (t.failReason ?? '') : '', IsCancellable: false, Generation: 1,
     RelatedEntities: { Vpgs: related('vpgs', t.vpgId), Sites: [siteLink(state, base, state.site.name)], Hosts: [], FlrSessions: related('flrs', t.flrSessionId) },

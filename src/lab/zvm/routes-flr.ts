@@ -41,6 +41,7 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
     }),
     route('GET', '/v1/flrs/:id', ({ res, params }) => {
       const s = state.session(params[0]!);
+      if (s && Date.now() - s.createdAt < state.behaviour.sessionListedAfterMs) throw new HttpError(404, `FLR session ${params[0]} was not found`);
       if (!s) throw new HttpError(404, `FLR session ${params[0]} was not found`);
       const one = render.flrSession(state, s);
       sendJson(res, 200, state.behaviour.sessionShape === 'array' ? [one] : one);
@@ -57,13 +58,15 @@ export function flrRoutes(state: LabZvmState, base: () => string): Route[] {
       if (path.includes('\\')) throw new HttpError(400, 'Backslash is not supported in a path; use /');
       const out = browse(buildTree(state.guests, s.vmIdentifier, s.checkpoint.at), path);
       if (!out) throw new HttpError(400, `The path ${path} does not exist`);
-      // Q10: 1-based pages (INFERRED); no page size asked for means the default, and a larger
-      // size than the maximum is capped, so a client must read on until a page comes back short.
+      // The page base is a switch (1: 0 or none reads as 1; 0: none reads as 0); no page size asked
+      // for means the default, and a larger size is capped, so a client reads on until a page is short.
       const b = state.behaviour;
       const size = Math.min(positive(pick(body, 'pageSize')) ?? b.browseDefaultPageSize, b.browseMaxPageSize);
-      const page = positive(pick(body, 'pageNumber')) ?? 1;
+      const asked = pick(body, 'pageNumber');
+      const index = b.browsePageBase === 0 ? (asked === 0 ? 0 : (positive(asked) ?? 0)) : (positive(asked) ?? 1) - 1;
       const items = out.PathItems as unknown[];
-      sendJson(res, 200, { ...out, PathItems: items.slice((page - 1) * size, page * size) });
+      const main = b.looseShapes && out.MainPathItem ? { ...out.MainPathItem, Path: null } : out.MainPathItem;
+      sendJson(res, 200, { ...out, MainPathItem: main, PathItems: items.slice(index * size, (index + 1) * size) });
     }),
     route('POST', '/v1/flrs/:id/download', ({ res, params, body }) => {
       const s = mounted(params[0]!);

@@ -42,7 +42,8 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
       const q = (k: string): string | null => queryParam(url, k);
       const rows = state.vmRows().filter((r) => eq(q('vmName'), r.name) && eq(q('vmIdentifier'), r.vmIdentifier) && eq(q('vpgName'), r.vpg.name)
         && eq(q('protectedSiteIdentifier'), siteId(r.vpg.protectedSite)) && eq(q('recoverySiteIdentifier'), siteId(r.vpg.recoverySite)));
-      const out = rows.map((r) => render.vmRow(state, base(), r));
+      const omit = state.behaviour.omittedVmMembers;
+      const out = rows.map((r) => render.vmRow(state, base(), r)).map((o) => (omit.length ? Object.fromEntries(Object.entries(o).filter(([k]) => !omit.includes(k))) : o));
       // A row the Swagger allows (VmName nullable) and a strict client would choke on.
       if (state.behaviour.nullNameRows && out.length > 0) out.push({ ...out[0], VmIdentifier: `${String(out[0]!.VmIdentifier)}-unnamed`, VmName: null });
       sendJson(res, 200, out);
@@ -71,8 +72,8 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
       const name = pickString(body, 'checkpointName');
       if (!name) throw new HttpError(400, 'checkpointName is required');
       const prot = state.peers().concat([state.site]).find((s) => s.name === v.protectedSite);
-      // Q3 (unconfirmed): modelled as a 400 naming the public cloud, like other invalid operations.
-      if (prot && prot.siteType !== 'VCenter') {
+      // Unconfirmed either way: a switch, refusing by default with a 400 naming the public cloud.
+      if (prot && prot.siteType !== 'VCenter' && state.behaviour.cloudTaggedCheckpoints === 'refuse') {
         throw new HttpError(400, `Tagged checkpoints are not supported for VPG ${v.name}: its protected site ${prot.name} is a public cloud site (${prot.siteType}).`);
       }
       sendJson(res, 200, state.insertTagged(v.id, name, principal).id);

@@ -1,5 +1,5 @@
 // /v1 routes for tasks, the enum listings and the server clock: what the Exporter and the Zerto
-// SDKs call besides the main loop (evidence §2 #12-13). Task filters follow the Swagger's names;
+// SDKs call besides the main loop (docs/zerto-notes.md-13). Task filters follow the Swagger's names;
 // `status` takes the number or the name, as the Swagger says.
 
 import * as render from './render.js';
@@ -8,7 +8,7 @@ import { HttpError, queryParam, route, sendJson, type Route } from './wire.js';
 
 const TASK_TYPES: Array<LabTask['type']> = ['InsertTaggedCP', 'FlrJournalMount', 'FlrJournalUnmount'];
 const TASK_STATES = ['', 'InProgress', 'WaitingForUserInput', 'Paused', 'Failed', 'Stopped', 'Completed', 'Cancelling'];
-/** Indexed by the integer VPG Status the lab emits (reference/zerto-api.md §5). */
+/** Indexed by the integer VPG Status the lab emits (docs/zerto-notes.md). */
 export const VPG_STATUSES = ['Initializing', 'MeetingSLA', 'NotMeetingSLA', 'HistoryNotMeetingSLA', 'RpoNotMeetingSLA', 'FailingOver', 'Moving', 'Deleting', 'Recovered'];
 /** INFERRED order: 0 VCenter and 3 AWS are documented; 5 is taken to be Azure (Q15), as render.ts emits. */
 const ENTITY_TYPES = ['VCenter', 'VCD', 'HyperV', 'AWS', 'PublicCloud', 'Azure'];
@@ -32,7 +32,7 @@ export function taskRoutes(state: LabZvmState, base: () => string): Route[] {
       // The fault zvml-python-sdk works around: a valid token refused on this route.
       if (state.behaviour.takeTaskRouteRefusal()) throw new HttpError(401, 'Authorization has been denied for this request.');
       const t = find(params[0]!);
-      if (!t) throw new HttpError(404, `Task ${params[0]} was not found`);
+      if (!t || (t.type === 'FlrJournalUnmount' && state.behaviour.unmountTaskHidden)) throw new HttpError(404, `Task ${params[0]} was not found`);
       sendJson(res, 200, render.task(state, base(), t));
     }),
     route('GET', '/v1/vpgs/statuses', ({ res }) => sendJson(res, 200, VPG_STATUSES)),

@@ -131,7 +131,7 @@ export class LabZvmState {
     const done = task.started + task.durationMs;
     const delay = this.behaviour.checkpointDelayMs;
     const visibleAt = task.failReason !== undefined || delay === 'never' ? Number.POSITIVE_INFINITY : done + delay;
-    this.journal.addTagged(vpgId, tag, this.guests.checkpointTime(), visibleAt);
+    this.journal.addTagged(vpgId, this.behaviour.storedCheckpointName(tag), this.guests.checkpointTime(), visibleAt);
     return task;
   }
 

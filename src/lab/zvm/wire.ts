@@ -84,11 +84,21 @@ export function sendError(res: ServerResponse, status: number, message: string, 
   sendJson(res, status, { Message: message }, headers);
 }
 
+/**
+ * RFC 6266: an ASCII `filename=` for old readers (anything else marked `_`: header bytes outside
+ * Latin-1 are refused or mangled by Node) and the real name, UTF-8, in RFC 5987 `filename*`.
+ */
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
 export function sendBytes(res: ServerResponse, bytes: Buffer, fileName: string, contentType: string): void {
   res.writeHead(200, {
     'content-type': contentType,
     'content-length': bytes.length,
-    'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
+    'content-disposition': contentDisposition(fileName),
   });
   res.end(bytes);
 }

@@ -81,8 +81,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: agentOf(ctx.identity, args.agent), changeId: args.change_id ?? ctx.auditId });
     return {
       ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],
-      message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}` +
-        (plan.refused.length ? `; refused: ${plan.refused.map((r) => `${r.vpg} (${r.reason})`).join('; ')}` : '') + '. Nothing was inserted.',
+      message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}. Nothing was inserted.`,
     };
   },
 });

@@ -170,7 +170,7 @@ export async function dryRunGuard(args: GuardArgs, resolution: Carried<GuardLook
   const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }) }) })));
   return {
     guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),
-    vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned, refused: plan.refused })),
+    vms: plans.map(({ f, plan }) => ({ vm: f.vm.name, vm_identifier: f.vm.vm_identifier, site: f.site.name, tag: plan.tag, checkpoints: [], would_insert: plan.would_insert, already_pinned: plan.already_pinned })),
     message: `Dry run: would pin ${plans.map((p) => `'${p.plan.tag}' on ${p.plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}`).join('; ')}. Nothing was inserted.`,
   };
 }

@@ -12,6 +12,8 @@ export interface ProtectionLookup {
   target?: string;
   /** Restrict to one configured site. */
   site?: string;
+  /** FLR: a site that only recovers the VM answers too, when no site protects it (find-protection.ts). */
+  includeRecovered?: boolean;
   signal?: AbortSignal;
 }
 
@@ -47,7 +49,9 @@ export async function askSites(zerto: ZertoServices, lookup: ProtectionLookup): 
   const sites = sitesFor(zerto, lookup);
   return Promise.all(sites.map(async (s): Promise<SiteAnswer> => {
     try {
-      return { site: s.config.name, found: await findProtection(s.client, lookup.query, { locator: zerto.locator, site: s.config, ...(lookup.signal ? { signal: lookup.signal } : {}) }) };
+      return { site: s.config.name, found: await findProtection(s.client, lookup.query, {
+        locator: zerto.locator, site: s.config, ...(lookup.includeRecovered ? { includeRecovered: true } : {}), ...(lookup.signal ? { signal: lookup.signal } : {}),
+      }) };
     } catch (err) {
       if (!isAppError(err) && (err as Error)?.name === 'AbortError') throw err;
       return { site: s.config.name, error: toPublicError(err) };
@@ -64,7 +68,10 @@ const DEFINITE = new Set(['not_protected', 'not_found']);
  */
 export async function findProtectionAnywhere(zerto: ZertoServices, lookup: ProtectionLookup): Promise<FoundAnywhere> {
   const answers = await askSites(zerto, lookup);
-  const found = answers.filter((a): a is { site: string; found: FoundProtection } => 'found' in a);
+  const all = answers.filter((a): a is { site: string; found: FoundProtection } => 'found' in a);
+  // A site that protects the VM wins over one that only recovers it: its VPGs name the recovery site already.
+  const protecting = all.filter((a) => !a.found.recovered_only);
+  const found = protecting.length > 0 ? protecting : all;
   const errors = answers.filter((a): a is { site: string; error: PublicError } => 'error' in a);
   const other = errors.map((e) => ({ site: e.site, code: e.error.code, message: e.error.message }));
   // Each VPG keeps the configured site that answered for it: that site's client pins and restores.

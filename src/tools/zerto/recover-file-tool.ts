@@ -4,7 +4,7 @@
 // bytes come back inline (small UTF-8 text) or are saved under restore_dir for a human to put back.
 import { z } from 'zod';
 import { parseGuestPath } from '../../zerto/guest-path.js';
-import { checkFlrPlacement, chooseFlrCheckpoint, recoverFile, siteClientLookup } from '../../zerto/index.js';
+import { firstPlaceableCandidate, flrCandidates, recoverFile, siteClientLookup } from '../../zerto/index.js';
 import { defineTool } from '../define.js';
 import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
 import type { ZertoServices } from './services.js';
@@ -27,7 +27,7 @@ export const zertoRecoverFile = defineTool({
   name: 'zerto_recover_file',
   title: 'Recover a guest file from a Zerto checkpoint',
   description:
-    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, mounted at the site the VM was found on, else at its recovery site. Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
+    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, from the first VPG holding it that a site will mount (locally replicated first). Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'flr',
@@ -39,7 +39,7 @@ export const zertoRecoverFile = defineTool({
     path: z.string().min(2).max(1024).describe('Absolute guest path of the file: /etc/app.conf or C:\\app\\app.ini.'),
     tag: z.string().min(1).max(512).optional().describe('Checkpoint tag, exactly as returned when pinned.'),
     checkpoint_id: z.string().min(1).max(64).optional().describe('Checkpoint identifier, instead of (or as well as) the tag.'),
-    vpg: z.string().min(1).optional().describe('VPG name or id (default: the first, by name, listing the checkpoint).'),
+    vpg: z.string().min(1).optional().describe('VPG name or id: only that VPG (default: every VPG listing the checkpoint, locally replicated first).'),
     partition: z.string().min(1).max(256).optional().describe(
       'Partition label, as an earlier refusal listed it (file on several partitions, or a Windows drive other than C:).'),
     site: SiteArg.optional().describe('Only look at this Zerto site.'),
@@ -67,18 +67,18 @@ export const zertoRecoverFile = defineTool({
   }),
   async resolve(args, ctx) {
     parseGuestPath(args.path);
-    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
+    // A site that only recovers the VM (a recovery-site-only configuration) can still restore.
+    const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, includeRecovered: true, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
     const zerto = zertoOf(ctx);
-    const picked = await chooseFlrCheckpoint((v) => siteOf(zerto, v.site).client, found.vm.name, found.vpgs,
-      { vpg: args.vpg, checkpoint: { tag: args.tag, id: args.checkpoint_id } }, ctx.signal);
+    const clientOf = (v: SitedVpg) => siteOf(zerto, v.site).client;
+    const candidates = await flrCandidates(clientOf, found.vm.name, found.vpgs, { tag: args.tag, id: args.checkpoint_id }, { vpg: args.vpg, signal: ctx.signal });
+    // Refused now, before a human approves, when no ZVM's CanMount allows any VPG holding it.
+    const picked = await firstPlaceableCandidate(clientOf, candidates, found.vm.vm_identifier, { recoverySite: recoverySites(zerto), signal: ctx.signal });
     const { vpg } = picked;
     const checkpoint = { id: picked.checkpoint.CheckpointIdentifier, timestamp: picked.checkpoint.TimeStamp, tag: picked.checkpoint.Tag ?? null };
-    const chosen: Chosen = { found, vpg, checkpoint };
-    // A VPG replicating elsewhere: refuse now, before a human approves, when no ZVM's CanMount allows it.
-    if (!vpg.locally_replicated) {
-      await checkFlrPlacement(siteOf(zerto, vpg.site).client, vpg, found.vm.vm_identifier, picked.checkpoint, { recoverySite: recoverySites(zerto), signal: ctx.signal });
-    }
+    const others = candidates.filter((c) => c.vpg.id !== vpg.id).map((c) => c.vpg);
+    const chosen: Chosen = { found: args.vpg ? { ...found, vpgs: [vpg] } : found, vpg, checkpoint };
     if (args.partition) chosen.partition = args.partition;
     const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
     const resolution: Carried<Chosen> = {
@@ -92,7 +92,8 @@ export const zertoRecoverFile = defineTool({
       guardVms: [],
       summary: `restore ${quoted(args.path)}${partition} of VM ${quoted(found.vm.name)} from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
         `${checkpoint.tag ? `, tag ${quoted(checkpoint.tag)}` : ''}) of VPG ${quoted(vpg.name)} at Zerto site ${quoted(vpg.site)}` +
-        `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}. ${NOTHING_WRITTEN}`,
+        `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}` +
+        `${others.length && checkpoint.tag ? `; if no site mounts it, the same tag on ${others.map((v) => `VPG ${quoted(v.name)}`).join(', ')}` : ''}. ${NOTHING_WRITTEN}`,
       zerto: chosen,
     };
     return resolution;
@@ -102,9 +103,10 @@ export const zertoRecoverFile = defineTool({
     const zerto = zertoOf(ctx);
     let step = 0;
     const res = await recoverFile(siteOf(zerto, vpg.site).client, {
-      protection: { ...found, vpgs: [vpg] }, vpg: vpg.id, path: args.path,
-      // The proposal's checkpoint: id, plus its tag and time so the lookup is a small window.
-      checkpoint: { id: checkpoint.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
+      // The proposal's VPG first; the VM's other VPGs holding the same tag follow if no site mounts it.
+      protection: found, preferVpg: vpg.id, path: args.path, clientOf: (v) => siteOf(zerto, v.site ?? vpg.site).client,
+      // The proposal's checkpoint: id (of its VPG), plus its tag and time so the lookup is a small window.
+      checkpoint: { id: checkpoint.id, idVpg: vpg.id, timestamp: checkpoint.timestamp, ...(checkpoint.tag ? { tag: checkpoint.tag } : {}) },
       ...(partition ? { partition } : {}),
       restoreDir: zerto.restoreDir, sessionRegistry: zerto.flrSessions, signal: ctx.signal, pollMs: zerto.pollIntervalMs,
       // A remote VPG's recovery site, when configured; the guard's bound also bounds the mount.

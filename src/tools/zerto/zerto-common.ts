@@ -102,6 +102,7 @@ export const VpgOut = z.object({
   flr_reason: z.string(),
   public_cloud_protected: z.boolean().describe('Protected in Azure/AWS: tagged checkpoints cannot be inserted (inferred from the VPG).'),
   public_cloud_reason: z.string(),
+  journal_history_minutes: z.number().nullable().optional().describe('The VPG\'s journal history: a checkpoint is kept at most this long.'),
 });
 
 export const CheckpointOut = z.object({
@@ -110,13 +111,14 @@ export const CheckpointOut = z.object({
   checkpoint_id: z.string(),
   timestamp: z.string(),
   reused: z.boolean().describe('True when an earlier attempt of the same change had already pinned it (no duplicate).'),
+  journal_history_minutes: z.number().nullable().optional().describe('The VPG\'s journal history: how long the checkpoint is kept at most.'),
+  kept_until: z.string().nullable().optional().describe('Latest time it can be restored from (sooner if the journal fills up or the VPG re-syncs).'),
 });
 
 export const PinPlanOut = {
   would_insert: z.array(z.object({ vpg: z.string(), vpg_id: z.string() })).optional().describe('Dry run: VPGs that would get the tag.'),
   already_pinned: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string() })).optional()
     .describe('Dry run: VPGs that already carry this change\'s tag (a retry reuses them).'),
-  refused: z.array(z.object({ vpg: z.string(), vpg_id: z.string(), reason: z.string() })).optional().describe('Dry run: VPGs that cannot take a tagged checkpoint, and why.'),
 };
 
 export const WouldOut = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };
@@ -169,7 +171,6 @@ export async function planVm(ctx: CallContext, found: FoundAnywhere, pin: VmPin)
     change_id: plans[0]?.change_id ?? pin.changeId,
     would_insert: plans.flatMap((p) => p.would_insert),
     already_pinned: plans.flatMap((p) => p.already_pinned),
-    refused: plans.flatMap((p) => p.refused),
   };
 }
 

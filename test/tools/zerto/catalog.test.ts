@@ -138,7 +138,7 @@ describe('a server built from a real config.json', () => {
     // Zerto-only (no targets file): the guard still resolves by Zerto's VM name.
     const guarded = ok(await call('zerto_guard_before_mutate', { tool: 'ssh/exec', args: { host: 'app-01', command: 'sed -i ...' } }));
     expect(guarded.vms[0].checkpoints).toHaveLength(2);
-    expect(guarded.vms[0].tag).toMatch(/^ai:mcp:config-test \| ssh\/exec \| args=[0-9a-f]+ \| vm=app-01 \| /);
+    expect(guarded.vms[0].tag).toMatch(/^ai-[a-z2-7]{10} \S+ mcp:config-test \| ssh\/exec \| args=[0-9a-f]+ \| vm=app-01 \| /);
 
     expect(readFileSync(configPath).equals(configBytes)).toBe(true);
     const state = JSON.parse(readFileSync(join(stateDir, 'zerto-rewind-catalog.json'), 'utf8'));

@@ -21,7 +21,7 @@ afterAll(async () => {
 const VPGS = ['vpg-app', 'vpg-app-critical'];
 
 function changeTags(change: string): string[] {
-  return allTagged(h).filter((c) => c.tag!.includes(`| change=${change} |`)).map((c) => c.tag!);
+  return allTagged(h).filter((c) => c.tag!.endsWith(`| change=${change}`)).map((c) => c.tag!);
 }
 
 describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () => {

@@ -102,7 +102,7 @@ describe('pinning before the change', () => {
     expect(off.checkpoint).toMatchObject({ status: 'checkpointed', checkpoints: [expect.objectContaining({ vpg: 'vpg-app' })] });
 
     const proposal = ok(await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-01' }));
-    expect(proposal).toMatchObject({ state: 'pending', target: 'lab-vc1', checkpoint_vpgs: ['vpg-app'] });
+    expect(proposal).toMatchObject({ state: 'pending', target: 'lab-vc1', checkpoint_vpgs: ['vpg-app (journal keeps 1 day)'] });
     expect(proposal.note).toContain('vpg-app');
 
     const before = mark(h);

@@ -203,13 +203,12 @@ describe('remote and public-cloud VPGs', () => {
     }
   });
 
-  it('a VPG protected in Azure (az-web-01) gets no tagged checkpoint and no FLR, each with its reason', async () => {
+  it('a VPG protected in Azure (az-web-01): the ZVM\'s refusal of the tag is passed on, and FLR is not attempted, each with its reason', async () => {
     const before = mark(h);
     const cp = errorOf(await h.call('zerto_create_tagged_checkpoint', { vm: 'az-web-01', action: 'edit', change_id: 'az-1' }));
     expect(cp.code).toBe('checkpoint_failed');
-    expect(cp.message).toMatch(/public cloud/);
-    expect(cp.message).toContain('vpg-azure-web');
-    expect(callsSince(h, before, 'zvm:lab-zca-azure', POST_CHECKPOINT)).toHaveLength(0);
+    expect(cp.message).toMatch(/Zerto refused the tagged checkpoint on VPG 'vpg-azure-web'.*public cloud/);
+    expect(callsSince(h, before, 'zvm:lab-zca-azure', POST_CHECKPOINT)).toHaveLength(1);
     expect(allTagged(h, 'lab-zca-azure')).toHaveLength(0);
 
     const flr = errorOf(await h.call('zerto_recover_file', { vm: 'az-web-01', path: '/etc/hosts', checkpoint_id: '40000' }));

@@ -64,6 +64,6 @@ export async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
 export function expectTag(tag: unknown, parts: { agent?: string; action?: string; vm: string; change?: string }): void {
   expect(typeof tag).toBe('string');
   const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const re = new RegExp(`^ai:${esc(parts.agent === undefined ? 'mcp:lab-test' : parts.agent.startsWith('mcp:') ? parts.agent : `mcp:lab-test+${parts.agent}`)} \\| ${parts.action ? esc(parts.action) : '.+'} (?:\\| args=[0-9a-f]+ )?\\| vm=${esc(parts.vm)} \\| change=${parts.change ? esc(parts.change) : '[^ ]+'} \\| \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`);
+  const re = new RegExp(`^ai-[a-z2-7]{10} \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ ${esc(parts.agent === undefined ? 'mcp:lab-test' : parts.agent.startsWith('mcp:') ? parts.agent : `mcp:lab-test+${parts.agent}`)} \\| ${parts.action ? esc(parts.action) : '.+'} (?:\\| args=[0-9a-f]+ )?\\| vm=${esc(parts.vm)} \\| change=${parts.change ? esc(parts.change) : '[^ ]+'}$`);
   expect(tag).toMatch(re);
 }

@@ -1,9 +1,10 @@
 // Test-only switches over a simulated ZVM's behaviour (../behaviour.ts): fault injection and the
-// open questions of reference/zerto-api.md §12 made concrete. Only tests import this; `--lab`
+// open questions of docs/zerto-notes.md made concrete. Only tests import this; `--lab`
 // runs the defaults. `reset()` returns to a well-behaved ZVM.
 
 import type { LabZvm } from '../server.js';
 import { LabZvmBehaviour, type RemoteFlrRule } from '../behaviour.js';
+import type { LabJournal } from '../journal.js';
 
 export class LabZvmFaults {
   constructor(private readonly b: LabZvmBehaviour) {}
@@ -67,6 +68,11 @@ export class LabZvmFaults {
     this.b.browseMaxPageSize = maxSize;
   }
 
+  /** Browse pages counted from 0 or from 1. */
+  browsePageBase(base: 0 | 1): void {
+    this.b.browsePageBase = base;
+  }
+
   downloadUrl(form: 'relative' | 'absolute'): void {
     this.b.downloadUrlForm = form;
   }
@@ -89,6 +95,47 @@ export class LabZvmFaults {
   /** Which ZVM mounts FLR for a VPG replicating to another site. Set it on both ZVMs of the pair. */
   remoteFlr(rule: RemoteFlrRule): void {
     this.b.remoteFlr = rule;
+  }
+
+  /** Tagged checkpoint names are listed cut to `max` characters (null: whole), and trimmed when `trim`. */
+  checkpointNames(max: number | null, trim = false): void {
+    this.b.checkpointNameMaxLength = max;
+    this.b.trimCheckpointNames = trim;
+  }
+
+  /** Whether VPGs protected in a public cloud take tagged checkpoints. */
+  cloudTaggedCheckpoints(rule: 'refuse' | 'accept'): void {
+    this.b.cloudTaggedCheckpoints = rule;
+  }
+
+  /** The token route insists on `scope=openid`. */
+  requireOpenidScope(on = true): void {
+    this.b.requireOpenidScope = on;
+  }
+
+  /** The appliance behaves as a 9.x Windows ZVM: no Keycloak token route. */
+  windowsSessionAuth(on = true): void {
+    this.b.windowsSessionAuth = on;
+  }
+
+  /** Nulls and names where the Swagger allows them: localsite SiteName, browse MainPathItem.Path, task states. */
+  looseShapes(on = true): void {
+    this.b.looseShapes = on;
+  }
+
+  /** New FLR sessions are not listed for `ms` after the mount. */
+  sessionListedAfter(ms: number): void {
+    this.b.sessionListedAfterMs = ms;
+  }
+
+  /** The task route does not show unmount tasks (404). */
+  hideUnmountTasks(on = true): void {
+    this.b.unmountTaskHidden = on;
+  }
+
+  /** /v1/vms rows leave out these members (e.g. `VmIdentifier`). */
+  omitVmMembers(...names: string[]): void {
+    this.b.omittedVmMembers = names;
   }
 
   nullNameRows(on = true): void {
@@ -122,4 +169,29 @@ export class LabZvmFaults {
 /** The switches of one simulated ZVM. */
 export function zvmFaults(zvm: Pick<LabZvm, 'behaviour'>): LabZvmFaults {
   return new LabZvmFaults(zvm.behaviour);
+}
+
+/** Switches over a lab journal (shared by a VPG's two ZVMs): how long and how much it keeps, and re-syncs. */
+export class LabJournalFaults {
+  constructor(private readonly j: LabJournal) {}
+
+  /** The VPG's journal keeps checkpoints for `ms` (Zerto allows 1 hour to 30 days; tests go shorter). */
+  history(vpgId: string, ms: number): void {
+    this.j.historyMs.set(vpgId, ms);
+  }
+
+  /** Each VPG's journal holds at most `n` checkpoints; the oldest go, tagged or not. */
+  capacity(n: number): void {
+    this.j.capacity = n;
+    for (const id of this.j.checkpoints.keys()) this.j.trim(id, Date.now());
+  }
+
+  /** The VPG re-syncs: every checkpoint is removed. */
+  resync(vpgId: string): void {
+    this.j.resync(vpgId);
+  }
+}
+
+export function journalFaults(journal: LabJournal): LabJournalFaults {
+  return new LabJournalFaults(journal);
 }
