@@ -23,7 +23,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   name: 'zerto_create_tagged_checkpoint',
   title: 'Pin a tagged Zerto checkpoint for a VM',
   description:
-    'Pins one tagged checkpoint on every VPG protecting a VM and waits until each lists it; returns the tag zerto_recover_file restores from. Call before changing a protected VM by other means; reuse change_id on retry. Public-cloud VPGs are refused.',
+    'Pins one tagged checkpoint on every VPG protecting a VM and waits until each lists it; returns the tag zerto_recover_file restores from. Call before changing a protected VM by other means; reuse change_id on retry.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',
