@@ -2,7 +2,7 @@
 // chain (store/pg/pg-audit-sink.ts) and words the verdict like the file form. The URL's password
 // never appears in the output: the database is named by host, port and name only.
 import pg from 'pg';
-import { verifyPgAudit } from '../store/pg/pg-audit-sink.js';
+import { verifyPgAudit } from '../store/pg/pg-audit-verify.js';
 
 export interface DatabaseVerdict {
   ok: boolean;
@@ -20,7 +20,9 @@ export async function verifyDatabaseAudit(url: string): Promise<DatabaseVerdict>
     const verdict = await verifyPgAudit(db);
     const table = `audit_log in ${where}`;
     if (verdict.ok) return { ok: true, unreadable: false, text: `OK: ${table}, ${verdict.lines} rows, chain intact` };
-    return { ok: false, unreadable: false, text: `BROKEN: ${table} row seq ${verdict.brokenAt}: ${verdict.reason}\n(rows before it verified: ${verdict.lines})` };
+    // brokenAt 0: the table as a whole (emptied, no startup line), not one row.
+    const at = String(verdict.brokenAt) === '0' ? table : `${table} row seq ${verdict.brokenAt}`;
+    return { ok: false, unreadable: false, text: `BROKEN: ${at}: ${verdict.reason}\n(rows before it verified: ${verdict.lines})` };
   } catch (err) {
     const why = (err as { code?: string }).code === '42P01'
       ? 'it has no audit_log table (no server in central mode has run against this database)'
