@@ -91,7 +91,9 @@ export class Db {
   async query<R extends pg.QueryResultRow>(text: string, values: Values = [], timeoutMs = this.timeouts.queryMs): Promise<pg.QueryResult<R>> {
     await this.gate();
     try {
-      return await this.pool.query<R>(timed(text, values, timeoutMs));
+      // The deadline covers the wait for a connection too (a pool full of stuck ones, a connect
+      // that a frozen server accepts and never answers): past it the call goes on without it.
+      return await withDeadline(this.pool.query<R>(timed(text, values, timeoutMs)), timeoutMs + 250);
     } catch (err) {
       throw this.failed(err);
     }
@@ -168,7 +170,7 @@ export class Db {
 
   private async probe(): Promise<boolean> {
     try {
-      await this.pool.query(timed('SELECT 1', [], this.timeouts.probeMs));
+      await withDeadline(this.pool.query(timed('SELECT 1', [], this.timeouts.probeMs)), this.timeouts.probeMs);
       return true;
     } catch (err) {
       this.lastError = (err as Error).message;
@@ -200,6 +202,16 @@ export class Db {
       for (const l of this.upListeners) l();
     }
   }
+}
+
+/** Rejects with a timeout when `work` takes longer than `ms` (`work` itself goes on, and ends on its own timeouts). */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
