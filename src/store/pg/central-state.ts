@@ -16,6 +16,7 @@ import { Db, DEFAULT_TIMEOUTS, type DbTimeouts } from './pg-db.js';
 import { HeldWrites } from './held-writes.js';
 import { DEFAULT_SWEEP, InstanceLiveness, type SweepTimings } from './interrupted-sweep.js';
 import { readAuditTail, type AuditTailQuery } from './pg-audit-tail.js';
+import { warnIfAuditRewritable } from './audit-privileges.js';
 import { VERSION } from '../../version.js';
 import { SERVER_IDENTITY } from '../../core/audit/lifecycle.js';
 import { PgAuditSink } from './pg-audit-sink.js';
@@ -78,6 +79,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     if (joined) return;
     joined = true;
     audit.write({ id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'startup', identity: SERVER_IDENTITY, detail: { version: VERSION, instance, pid: process.pid } })
+      .then(() => warnIfAuditRewritable(db, logger))
       .catch((err: Error) => {
         joined = false;
         logger.warn({ err: err.message }, 'could not record this instance in the audit table; retried when the database is back');

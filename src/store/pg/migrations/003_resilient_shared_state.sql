@@ -105,4 +105,15 @@ BEGIN
   LOOP
     EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON audit_log FROM %s', r.role);
   END LOOP;
+  -- Column grants too: UPDATE (identity) would rewrite one column of every row.
+  FOR r IN
+    SELECT DISTINCT a.grantee::regrole::text AS role
+      FROM pg_attribute t, aclexplode(t.attacl) a, pg_class c
+     WHERE t.attrelid = 'audit_log'::regclass AND c.oid = t.attrelid AND t.attacl IS NOT NULL
+       AND a.grantee <> c.relowner AND a.privilege_type = 'UPDATE'
+  LOOP
+    EXECUTE format('REVOKE UPDATE (%s) ON audit_log FROM %s',
+      (SELECT string_agg(quote_ident(attname), ', ') FROM pg_attribute WHERE attrelid = 'audit_log'::regclass AND attnum > 0 AND NOT attisdropped),
+      CASE WHEN r.role = '-' THEN 'PUBLIC' ELSE r.role END);
+  END LOOP;
 END $$;
