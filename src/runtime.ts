@@ -209,7 +209,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       await gateway?.close().catch((err) => logger.warn({ err: String(err) }, 'stopping downstream servers failed'));
       await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
-      await auditShutdown(audit, reason).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
+      // Central mode: the table's last row, anchored in this file, so a cut tail is found later.
+      const anchor = await central?.anchor().catch(() => undefined);
+      await auditShutdown(audit, reason, anchor).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
       await audit.close();
       await central?.close().catch(() => undefined);
     },

@@ -5,6 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../../src/store/pg/pg-db.js';
 import { PgAuditSink } from '../../src/store/pg/pg-audit-sink.js';
@@ -179,5 +182,27 @@ describe('audit verify on the PostgreSQL table', () => {
   it('the chain holds no secret from the arguments', async () => {
     const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM audit_log WHERE line LIKE '%s3cret-value%'");
     expect(Number(rows[0]!.n)).toBe(0);
+  });
+});
+
+describe('audit verify with anchors outside the table', () => {
+  it('a tail cut after an instance recorded the table\'s last row in its JSONL shutdown line is found; exit 1', async () => {
+    const last = (await db.pool.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0]!;
+    const dir = mkdtempSync(join(tmpdir(), 'zr-anchor-'));
+    const file = join(dir, 'audit.jsonl');
+    writeFileSync(file, `${JSON.stringify({ phase: 'startup', id: 's' })}\n${JSON.stringify({ phase: 'shutdown', id: 'x', detail: { reason: 'shutdown', audit_table: { seq: String(last.seq), hash: last.hash } } })}\n`);
+    const intact = verify(['--database-url', pg.url, '--anchors', file]);
+    expect(intact.code, intact.err).toBe(0);
+    expect(intact.out).toContain('1 anchor(s) found');
+    await tampered(
+      () => db.pool.query('DELETE FROM audit_log WHERE seq > (SELECT max(seq) - 2 FROM audit_log)').then(() => undefined),
+      async () => {
+        // Without the anchor the shorter chain is intact; with it, the cut is found.
+        expect(verify(['--database-url', pg.url]).code).toBe(0);
+        const cut = verify(['--database-url', pg.url, '--anchors', file]);
+        expect(cut.code).toBe(1);
+        expect(cut.out).toContain('the tail was cut or rewritten');
+      },
+    );
   });
 });

@@ -32,6 +32,8 @@ export interface CentralState {
   instance: string;
   audit: PgAuditSink;
   liveness: InstanceLiveness;
+  /** After the held lines landed: the table's last row, for the JSONL shutdown line (undefined when unreachable). */
+  anchor(): Promise<{ seq: string; hash: string } | undefined>;
   /** The newest lines of the shared audit table (the dashboard's Audit tab). */
   auditTail(query: AuditTailQuery): Promise<Array<Record<string, unknown>>>;
   rateLimiter: RateBudget;
@@ -94,6 +96,12 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     catalog,
     flrSessions,
     auditTail: (query) => readAuditTail(db, query),
+    async anchor() {
+      await audit.drain(DRAIN_MS);
+      if (!db.up) return undefined;
+      const { rows } = await db.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+      return rows[0] ? { seq: String(rows[0].seq), hash: rows[0].hash } : undefined;
+    },
     async importStateFiles(paths) {
       const run = async () => {
         say('catalog additions', await importCatalogFile(paths.catalog, catalog));
