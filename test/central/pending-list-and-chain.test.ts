@@ -3,10 +3,12 @@
 // "open only" filters, a cursor), a refused confirmation's audit line names its proposal, and a
 // read never waits for the audit chain: with the chain's lock held elsewhere, reads answer and
 // their lines land once it is free, the chain still verifying.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
-import { errorOf } from '../support/harness.js';
+import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
 
@@ -107,5 +109,22 @@ describe('the audit chain', () => {
     }
     await expect.poll(async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM audit_log WHERE tool = 'list_vms'")).rows[0]!.n), { timeout: 20_000, interval: 200 }).toBe(before + 3);
     expect(await verifyPgAudit(db)).toMatchObject({ ok: true });
+  }, 60_000);
+});
+
+describe('the anchor outside the table', () => {
+  it('a clean shutdown records the shared table\'s last row in the instance\'s own JSONL file', async () => {
+    const dir = tempDir('zr-anchor-inst-');
+    const D = await central.startInstance({ stateDir: dir });
+    const dave = await central.as('dave', D);
+    ok(await dave.call('list_vms', { target: 'lab-vc1' }));
+    await dave.close();
+    await D.http.close();
+    await D.runtime.shutdown('test');
+    const lines = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { phase: string; detail?: { audit_table?: { seq: string; hash: string } } });
+    const anchor = lines.filter((l) => l.phase === 'shutdown').at(-1)?.detail?.audit_table;
+    expect(anchor).toBeDefined();
+    const { rows } = await db.query<{ hash: string }>('SELECT hash FROM audit_log WHERE seq = $1', [anchor!.seq]);
+    expect(rows[0]?.hash).toBe(anchor!.hash);
   }, 60_000);
 });
