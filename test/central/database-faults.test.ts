@@ -75,21 +75,24 @@ const removals = () => lab.callLog.find('vcenter:lab-vc1', 'RemoveSnapshot_Task'
 
 describe('a database that stops answering (SIGSTOP of every PostgreSQL process)', () => {
   it('reads answer within about 2 s, changes and list_pending_actions are unavailable within 5 s, and it recovers when thawed', async () => {
-    ok(await alice.call('list_vms', { target: 'lab-vc1' }));
+    // What the same reads cost with the database answering, on this machine now: the bounds below
+    // are on the delay the frozen database adds (about 2 s for reads, 5 s for the rest), not on
+    // how fast a loaded test machine serves a read.
+    const threeReads = async () => Promise.all([1, 2, 3].map(() => timed(() => alice.call('list_vms', { target: 'lab-vc1' }))));
+    const baseline = Math.max(...(await threeReads()).map((r) => r.ms));
     pgc.freeze(true);
     try {
-      const reads = await Promise.all([1, 2, 3].map(() => timed(() => alice.call('list_vms', { target: 'lab-vc1' }))));
+      const reads = await threeReads();
       for (const r of reads) {
         expect(r.value.isError, r.value.text).toBe(false);
-        // About 2 s is the promise; the margin is for a loaded test machine.
-        expect(r.ms).toBeLessThan(4_000);
+        expect(r.ms - baseline).toBeLessThan(2_500);
       }
       const change = await timed(() => alice.call('power_off_vm', { target: 'lab-vc1', vm: 'app-01', hard: true }));
       expect(errorOf(change.value).code).toBe('unavailable');
-      expect(change.ms).toBeLessThan(7_000);
+      expect(change.ms - baseline).toBeLessThan(5_500);
       const pending = await timed(() => bob.call('list_pending_actions'));
       expect(errorOf(pending.value).code).toBe('unavailable');
-      expect(pending.ms).toBeLessThan(7_000);
+      expect(pending.ms - baseline).toBeLessThan(5_500);
     } finally {
       pgc.freeze(false);
     }
