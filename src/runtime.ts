@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   downstreamBackoffMs?: number;
   /** Central mode: proposals, rate budgets, the audit log, catalog additions and FLR sessions live in this PostgreSQL database. */
   databaseUrl?: string;
+  /** Central mode's timeouts and heartbeat (tests shorten them). */
+  centralOptions?: import('./store/pg/central-state.js').CentralOptions;
   /** HTTP mode: the dashboard signs people in with the IdP instead of taking WEB_UI_TOKEN. */
   dashboardSignIn?: import('./dashboard/oidc.js').DashboardSignInConfig;
   /** stdio: the session main.ts opened before the runtime started (it has answered `initialize`). */
@@ -90,9 +92,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   );
 
   // Imported only with a database: the embedded (file) mode never loads pg. Opened before the
-  // Zerto sites, whose FLR session registry lives there too; `tools` is known further down.
+  // Zerto sites, whose FLR session registry lives there too; `tools` is known further down. It
+  // opens whether or not the database answers (changes wait for it, reads do not).
   const central = opts.databaseUrl
-    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, () => tools, () => secrets.knownValues(), logger, opts.clock)
+    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, () => tools, () => secrets.knownValues(), logger, opts.centralOptions)
     : undefined;
   // What this instance's state files held before central mode stays guarded and reported.
   await central?.importStateFiles({ catalog: stateFile(settings.auditLogPath, 'catalog'), flrSessions: stateFile(settings.auditLogPath, 'flr-sessions') });
@@ -180,7 +183,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     dashboard = await dashboardModule.startDashboard({
       host: settings.webUi.host, port: settings.webUi.port, allowedHosts: settings.webUi.allowedHosts,
       ...(opts.dashboardSignIn ? { signIn: opts.dashboardSignIn } : { token: settings.webUi.token! }),
-      ports: dashboardPorts(built, vsphere, settings.auditLogPath), logger,
+      ports: dashboardPorts(built, vsphere, central ? { table: central.auditTail } : { file: settings.auditLogPath }), logger,
     });
     built.services.webUi.url = dashboard.url;
     logger.info({ url: dashboard.url }, opts.dashboardSignIn ? 'approval dashboard listening (sign in with the identity provider)' : 'approval dashboard listening (open it with ?token=<WEB_UI_TOKEN>)');
@@ -206,7 +209,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       await gateway?.close().catch((err) => logger.warn({ err: String(err) }, 'stopping downstream servers failed'));
       await Promise.all((zerto?.sites ?? []).map((s) => s.client.close().catch(() => undefined)));
       await vsphere?.closeAll().catch((err) => logger.warn({ err: String(err) }, 'vSphere logout failed'));
-      await auditShutdown(audit, reason).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
+      // Central mode: the table's last row, anchored in this file, so a cut tail is found later.
+      const anchor = await central?.anchor().catch(() => undefined);
+      await auditShutdown(audit, reason, anchor).catch((err) => logger.error({ err: String(err) }, 'audit write failed for the shutdown line'));
       await audit.close();
       await central?.close().catch(() => undefined);
     },

@@ -5,28 +5,31 @@
 import { verifyAuditFiles, type VerifyReport } from './verify.js';
 
 export const AUDIT_USAGE = `Usage: zerto-rewind-mcp audit verify FILE...
-       zerto-rewind-mcp audit verify --database-url URL
+       zerto-rewind-mcp audit verify --database-url URL [--anchors FILE...]
        zerto-rewind-mcp audit verify            (with DATABASE_URL set)
 
 Checks the hash chain of the audit log: files (give rotated files oldest first, e.g.
   zerto-rewind-mcp audit verify audit.jsonl.2 audit.jsonl.1 audit.jsonl)
 or central mode's audit_log table in PostgreSQL (--database-url, or DATABASE_URL when no FILE
-is given).
+is given). --anchors: instances' JSONL audit files, whose shutdown lines recorded the table's
+last row; each such row must still be in the table (a cut tail is found).
 Exit status: 0 intact, 1 broken (the first break is printed), 2 usage error or unreadable log.`;
 
-type Source = { files: string[] } | { databaseUrl: string } | undefined;
+type Source = { files: string[] } | { databaseUrl: string; anchorFiles: string[] } | undefined;
 
 function sourceOf(args: string[], env: Record<string, string | undefined>): Source {
   const flag = args.indexOf('--database-url');
   if (flag >= 0) {
     const url = args[flag + 1];
     const rest = args.filter((_, i) => i !== flag && i !== flag + 1);
-    // One log at a time: a table and files are separate chains.
-    return url && !url.startsWith('-') && rest.length === 0 ? { databaseUrl: url } : undefined;
+    // One log at a time: a table and files are separate chains (files only as anchors).
+    const anchorFiles = rest[0] === '--anchors' ? rest.slice(1) : [];
+    const valid = rest.length === 0 || (rest[0] === '--anchors' && anchorFiles.length > 0 && !anchorFiles.some((f) => f.startsWith('-')));
+    return url && !url.startsWith('-') && valid ? { databaseUrl: url, anchorFiles } : undefined;
   }
   if (args.some((f) => f.startsWith('-'))) return undefined;
   if (args.length) return { files: args };
-  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : undefined;
+  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, anchorFiles: [] } : undefined;
 }
 
 // `zerto-rewind-mcp audit verify` is a command of its own: main.ts runs it instead of the MCP
@@ -50,7 +53,7 @@ export async function runAuditCommand(
   }
   // pg loads only for this form: the file form stays as light as before.
   const { verifyDatabaseAudit } = await import('./verify-database.js');
-  const result = await verifyDatabaseAudit(source.databaseUrl);
+  const result = await verifyDatabaseAudit(source.databaseUrl, source.anchorFiles);
   if (result.unreadable) {
     err(`${result.text}\n`);
     return 2;

@@ -2,7 +2,8 @@
 // chain (store/pg/pg-audit-sink.ts) and words the verdict like the file form. The URL's password
 // never appears in the output: the database is named by host, port and name only.
 import pg from 'pg';
-import { verifyPgAudit } from '../store/pg/pg-audit-sink.js';
+import { fileLinesBackward } from '../core/audit/tail.js';
+import { verifyPgAudit, type TableAnchor } from '../store/pg/pg-audit-verify.js';
 
 export interface DatabaseVerdict {
   ok: boolean;
@@ -11,16 +12,41 @@ export interface DatabaseVerdict {
   text: string;
 }
 
-export async function verifyDatabaseAudit(url: string): Promise<DatabaseVerdict> {
+/** How far back in each anchor file shutdown lines are looked for. */
+const ANCHOR_SCAN_BYTES = 64 * 1024 * 1024;
+
+/** The table rows that instances' shutdown lines recorded in their JSONL files. */
+async function anchorsIn(files: string[]): Promise<TableAnchor[]> {
+  const out: TableAnchor[] = [];
+  for (const f of files) {
+    for await (const line of fileLinesBackward(f, ANCHOR_SCAN_BYTES)) {
+      let rec: { phase?: unknown; detail?: { audit_table?: { seq?: unknown; hash?: unknown } } };
+      try {
+        rec = JSON.parse(line) as typeof rec;
+      } catch {
+        continue;
+      }
+      const a = rec.detail?.audit_table;
+      if (rec.phase === 'shutdown' && typeof a?.seq === 'string' && typeof a.hash === 'string') out.push({ seq: a.seq, hash: a.hash });
+    }
+  }
+  return out;
+}
+
+export async function verifyDatabaseAudit(url: string, anchorFiles: string[] = []): Promise<DatabaseVerdict> {
   const where = describeUrl(url);
   if (!where) return { ok: false, unreadable: true, text: 'audit verify: --database-url is not a postgres:// URL.' };
   const db = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000 });
   db.on('error', () => undefined);
   try {
-    const verdict = await verifyPgAudit(db);
+    const anchors = await anchorsIn(anchorFiles);
+    const verdict = await verifyPgAudit(db, { anchors });
     const table = `audit_log in ${where}`;
-    if (verdict.ok) return { ok: true, unreadable: false, text: `OK: ${table}, ${verdict.lines} rows, chain intact` };
-    return { ok: false, unreadable: false, text: `BROKEN: ${table} row seq ${verdict.brokenAt}: ${verdict.reason}\n(rows before it verified: ${verdict.lines})` };
+    const anchored = anchorFiles.length ? `, ${anchors.length} anchor(s) found` : '';
+    if (verdict.ok) return { ok: true, unreadable: false, text: `OK: ${table}, ${verdict.lines} rows, chain intact${anchored}` };
+    // brokenAt 0: the table as a whole (emptied, no startup line), not one row.
+    const at = String(verdict.brokenAt) === '0' ? table : `${table} row seq ${verdict.brokenAt}`;
+    return { ok: false, unreadable: false, text: `BROKEN: ${at}: ${verdict.reason}\n(rows before it verified: ${verdict.lines})` };
   } catch (err) {
     const why = (err as { code?: string }).code === '42P01'
       ? 'it has no audit_log table (no server in central mode has run against this database)'

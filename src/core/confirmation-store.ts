@@ -36,6 +36,25 @@ export interface Proposal<P = unknown> {
 
 export type NewProposal<P> = Omit<Proposal<P>, 'id' | 'token' | 'createdAt' | 'expiresAt' | 'state'>;
 
+/** What list_pending_actions asks for: a page, optionally only one person's or only open ones. */
+export interface ProposalQuery {
+  /** Only proposals this identity made or decided. */
+  involving?: string;
+  /** Only pending and executing ones. */
+  openOnly?: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** A listed proposal: no token, no payload, and an outcome without its full result. */
+export type ProposalSummary = Omit<Proposal, 'payload' | 'token' | 'outcome'> & { outcome?: Omit<NonNullable<Proposal['outcome']>, 'result'> };
+
+export interface ProposalPage {
+  proposals: ProposalSummary[];
+  /** More rows follow this page. */
+  more: boolean;
+}
+
 type Awaitable<T> = T | Promise<T>;
 
 /**
@@ -54,6 +73,8 @@ export interface ProposalStore<P = unknown> {
   release(p: Proposal<P>): Awaitable<void>;
   finish(p: Proposal<P>, outcome: NonNullable<Proposal['outcome']>): Awaitable<void>;
   list(): Awaitable<Proposal<P>[]>;
+  /** Open first (soonest expiry first), then finished (newest first); bounded by `limit`. */
+  page(query: ProposalQuery): Awaitable<ProposalPage>;
   getById(id: string): Awaitable<Proposal<P> | undefined>;
   close(): void;
 }
@@ -178,6 +199,13 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
     return [...pending, ...done];
   }
 
+  page(query: ProposalQuery): ProposalPage {
+    const rows = this.list().filter((p) => (!query.openOnly || p.state === 'pending' || p.state === 'executing')
+      && (query.involving === undefined || p.requester === query.involving || p.decidedBy === query.involving));
+    const slice = rows.slice(query.offset, query.offset + query.limit);
+    return { proposals: slice.map(summarize), more: rows.length > query.offset + query.limit };
+  }
+
   getById(id: string): Proposal<P> | undefined {
     return this.byId.get(id);
   }
@@ -214,6 +242,13 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
   }
 }
 
+/** A proposal as a list shows it (see ProposalSummary). */
+export function summarize(p: Proposal<unknown>): ProposalSummary {
+  const { payload: _payload, token: _token, outcome, ...rest } = p;
+  if (!outcome) return rest;
+  return { ...rest, outcome: { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}) } };
+}
+
 /**
  * Why a proposal cannot be taken now (undefined: it can). Shared by the in-memory store and the
  * PostgreSQL one, which applies the same conditions in its UPDATE and asks here only to explain.
@@ -222,11 +257,13 @@ export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state
   if (p.state === 'expired') {
     return new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
       hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`,
+      details: { proposal_id: p.id },
     });
   }
   if (p.state !== 'pending') {
     return new AppError('confirmation_invalid', `This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`, {
       hint: 'Make the original call again if you need a new proposal.',
+      details: { proposal_id: p.id },
     });
   }
   if (via === 'mcp' && p.requiresWebApproval) {

@@ -13,19 +13,26 @@ export interface ChainRow { seq: number | string; line: string; prev_hash: strin
 
 export type ChainVerdict = { ok: true; lines: number } | { ok: false; lines: number; brokenAt: number | string; reason: string };
 
+/** A further check of a row against its parsed line: the reason it fails, or undefined. */
+export type RowCheck<R extends ChainRow> = (row: R, line: Record<string, unknown>) => string | undefined;
+
 /** Rows in order (a list, or pages streamed from the table): each must link to the one before and hash to what it says. */
-export async function verifyChain(rows: Iterable<ChainRow> | AsyncIterable<ChainRow>): Promise<ChainVerdict> {
+export async function verifyChain<R extends ChainRow>(rows: Iterable<R> | AsyncIterable<R>, check?: RowCheck<R>): Promise<ChainVerdict> {
   let prev: string | null = null;
   let n = 0;
   for await (const row of rows) {
     let named: string | null | undefined;
+    let parsed: Record<string, unknown>;
     try {
-      named = prevOf(JSON.parse(row.line));
+      parsed = JSON.parse(row.line) as Record<string, unknown>;
+      named = prevOf(parsed);
     } catch {
       return { ok: false, lines: n, brokenAt: row.seq, reason: 'the line is not JSON' };
     }
     if (named !== prev || row.prev_hash !== prev) return { ok: false, lines: n, brokenAt: row.seq, reason: 'prev does not match the previous line (a line was removed or reordered)' };
     if (lineHash(row.line) !== row.hash) return { ok: false, lines: n, brokenAt: row.seq, reason: 'hash does not match the line (the line was edited)' };
+    const wrong = check?.(row, parsed);
+    if (wrong) return { ok: false, lines: n, brokenAt: row.seq, reason: wrong };
     prev = row.hash;
     n += 1;
   }

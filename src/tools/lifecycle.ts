@@ -8,6 +8,7 @@ import { TokenArg } from './args.js';
 import { continueProposal } from './pipeline.js';
 import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
+import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
 
 const ConfirmOutput = z.object({
   state: z.enum(['executed', 'dry_run']),
@@ -20,24 +21,25 @@ const ConfirmOutput = z.object({
 
 /**
  * Confirms a taken proposal: runs it and records the outcome on the proposal, whatever happens (a
- * proposal must never stay 'executing'). Used by MCP and the web page.
+ * proposal must never stay 'executing', and recording it never replaces what happened with an
+ * error of its own). Used by MCP and the web page.
  */
 export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<z.infer<typeof ConfirmOutput>> {
-  const store = ctx.services.confirmations;
+  const { confirmations: store, logger } = ctx.services;
   let outcome;
   try {
     outcome = await continueProposal(p, ctx, via);
   } catch (err) {
     const e = toPublicError(err);
-    await store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
+    await recordProposalOutcome(store, p, { ok: false, error: { code: e.code, message: e.message } }, logger);
     throw err;
   }
   if (!outcome.ok) {
-    if (outcome.keepPending) await store.release(p);
-    else await store.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
+    if (outcome.keepPending) await releaseProposal(store, p, logger);
+    else await recordProposalOutcome(store, p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }, logger);
     throw fromPublicError(outcome.error);
   }
-  await store.finish(p, { ok: true, result: outcome.value });
+  await recordProposalOutcome(store, p, { ok: true, result: outcome.value }, logger);
   return {
     state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
     tool: p.tool,
@@ -63,13 +65,14 @@ export const confirmAction = defineTool({
   input: z.object({ token: TokenArg }),
   output: ConfirmOutput,
   async direct(args, ctx) {
-    const audit = auditor(ctx, 'confirm_action');
     let p: Proposal<PendingCall>;
     try {
       p = await ctx.services.confirmations.take(args.token, 'mcp', ctx.identity);
     } catch (err) {
       const e = toPublicError(err);
-      await audit({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
+      // A refusal of a real proposal (expired, already taken, needs a second person) names it.
+      const proposalId = typeof e.details?.proposal_id === 'string' ? e.details.proposal_id : undefined;
+      await auditor(ctx, 'confirm_action', proposalId)({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
       throw err;
     }
     return runConfirmed(p, { ...ctx, auditId: p.auditId }, 'mcp');
@@ -93,6 +96,11 @@ export const cancelAction = defineTool({
   },
 });
 
+/** Affected objects listed per row; a bulk proposal says how many more there are. */
+const AFFECTED_LISTED = 10;
+const PAGE_DEFAULT = 25;
+const PAGE_MAX = 100;
+
 const PendingRow = z.object({
   proposal_id: z.string(),
   tool: z.string(),
@@ -101,6 +109,7 @@ const PendingRow = z.object({
   target_host: z.string(),
   summary: z.string(),
   affected: z.array(z.looseObject({ type: z.string(), name: z.string() })),
+  affected_total: z.number().optional(),
   checkpoint_vpgs: z.array(z.string()),
   requester: z.string(),
   requires_web_approval: z.boolean(),
@@ -113,24 +122,34 @@ export const listPendingActions = defineTool({
   name: 'list_pending_actions',
   title: 'List pending and recent proposals',
   description:
-    'Lists two-phase proposals: pending (soonest expiry first) and recently finished with their outcome. Tokens are not listed.',
+    'Lists two-phase proposals, a page at a time: open ones first (soonest expiry first), then recently finished ones with their outcome (no full results). Tokens are not listed.',
   category: 'read',
   surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
-  input: z.object({}),
-  output: z.object({ proposals: z.array(PendingRow) }),
-  async direct(_args, ctx) {
-    const now = ctx.services.confirmations.now();
+  input: z.object({
+    mine: z.boolean().optional().describe('Only proposals you made or decided.'),
+    open_only: z.boolean().optional().describe('Only pending and executing ones.'),
+    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Rows per page (default ${PAGE_DEFAULT}).`),
+    cursor: z.string().regex(/^\d{1,6}$/).optional().describe('next_cursor of the previous page.'),
+  }),
+  output: z.object({ proposals: z.array(PendingRow), next_cursor: z.string().optional() }),
+  async direct(args, ctx) {
+    const store = ctx.services.confirmations;
+    const offset = args.cursor ? Number(args.cursor) : 0;
+    const limit = args.limit ?? PAGE_DEFAULT;
+    const page = await store.page({ offset, limit, ...(args.mine ? { involving: ctx.identity } : {}), ...(args.open_only ? { openOnly: true } : {}) });
+    const now = store.now();
     return {
-      proposals: (await ctx.services.confirmations.list()).map((p) => ({
+      proposals: page.proposals.map((p) => ({
         proposal_id: p.id,
         tool: p.tool,
         state: p.state,
         target: p.target.name,
         target_host: p.target.host,
         summary: p.summary,
-        affected: p.affected,
+        affected: p.affected.slice(0, AFFECTED_LISTED),
+        ...(p.affected.length > AFFECTED_LISTED ? { affected_total: p.affected.length } : {}),
         checkpoint_vpgs: p.checkpointVpgs,
         requester: p.requester,
         requires_web_approval: p.requiresWebApproval,
@@ -138,6 +157,7 @@ export const listPendingActions = defineTool({
         ...(p.outcome ? { outcome: p.outcome } : {}),
         ...(p.decidedBy ? { decided_by: p.decidedBy } : {}),
       })),
+      ...(page.more ? { next_cursor: String(offset + limit) } : {}),
     };
   },
 });

@@ -2,7 +2,7 @@
 // audit log the MCP tools use. The dashboard itself imports none of these; it gets this object.
 import { AppError, toPublicError } from '../core/errors.js';
 import { fileLinesBackward } from '../core/audit/tail.js';
-import type { DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
+import type { DashboardAuditQuery, DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
 import type { BuiltServer } from '../server.js';
 import { runConfirmed } from '../tools/lifecycle.js';
 import { auditor } from '../tools/pipeline-call.js';
@@ -12,8 +12,12 @@ const INVENTORY_ROWS = 200;
 /** How far back from the end of the audit log the dashboard's view searches. */
 export const AUDIT_SCAN_BYTES = 32 * 1024 * 1024;
 
-export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined, auditPath: string): DashboardPorts {
+/** Where the Audit tab reads: the JSONL file, or central mode's shared table. */
+export type AuditSource = { file: string } | { table: (q: DashboardAuditQuery) => Promise<Array<Record<string, unknown>>> };
+
+export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined, auditFrom: AuditSource | string): DashboardPorts {
   const { services } = built;
+  const audit = typeof auditFrom === 'string' ? { file: auditFrom } : auditFrom;
   return {
     async listProposals(): Promise<DashboardProposal[]> {
       return (await services.confirmations.list()).map((p) => ({
@@ -72,11 +76,12 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     targetNames: () => pool?.names() ?? [],
 
     async auditTail(q) {
+      if ('table' in audit) return audit.table(q);
       // From the end of the file, one chunk at a time: memory stays bounded however long the log
       // grows, and a search gives up after AUDIT_SCAN_BYTES rather than reading gigabytes.
       const needle = q.text?.toLowerCase();
       const out: Array<Record<string, unknown>> = [];
-      for await (const line of fileLinesBackward(auditPath, AUDIT_SCAN_BYTES)) {
+      for await (const line of fileLinesBackward(audit.file, AUDIT_SCAN_BYTES)) {
         if (needle && !line.toLowerCase().includes(needle)) continue;
         let rec: Record<string, unknown>;
         try {

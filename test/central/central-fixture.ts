@@ -10,6 +10,7 @@ import { PolicyFileStore } from '../../src/config/policy-store.js';
 import { serveHttp } from '../../src/http/serve-http.js';
 import { loadHttpConfig } from '../../src/http/http-config.js';
 import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import type { CentralOptions } from '../../src/store/pg/central-state.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
 import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';
@@ -27,7 +28,7 @@ export interface Central {
   idp: TestIssuer;
   lab: TestLab;
   /** A server instance in HTTP mode on the shared database; its state files in `stateDir` (default: a fresh folder). */
-  startInstance(opts?: { stateDir?: string }): Promise<Instance>;
+  startInstance(opts?: { stateDir?: string; clock?: () => number; centralOptions?: CentralOptions; databaseUrl?: string }): Promise<Instance>;
   /** A real MCP client of `inst`, authenticated as `user` with every scope. */
   as(user: string, inst: Instance): Promise<HttpMcpClient>;
   close(): Promise<void>;
@@ -51,7 +52,10 @@ export async function startCentral(opts: { policy?: string; dirPrefix?: string }
       const secrets = envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials });
       // Each instance has its own state folder, as on separate hosts: all they share is the database.
       const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(o.stateDir ?? tempDir('zr-instance-'), 'audit.jsonl') } };
-      const runtime = await startRuntime({ config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: pg.url });
+      const runtime = await startRuntime({
+        config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: o.databaseUrl ?? pg.url,
+        ...(o.clock ? { clock: o.clock } : {}), ...(o.centralOptions ? { centralOptions: o.centralOptions } : {}),
+      });
       const http = await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger);
       const inst = { runtime, http };
       instances.push(inst);

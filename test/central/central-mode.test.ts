@@ -4,7 +4,7 @@
 // hash-chained audit table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestLab } from '../../src/lab/testing/index.js';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-sink.js';
+import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
@@ -102,10 +102,11 @@ describe('rate budgets are shared', () => {
 describe('the audit table', () => {
   it('holds both instances\' lines with verified identities, and its hash chain verifies', async () => {
     const db = A.runtime.central!.db;
-    const verdict = await verifyPgAudit(db);
+    const verdict = await verifyPgAudit(db.pool);
     expect(verdict).toMatchObject({ ok: true });
     const { rows } = await db.query<{ identity: string; n: string }>('SELECT identity, count(*) AS n FROM audit_log GROUP BY identity');
-    expect(rows.map((r) => r.identity).sort()).toEqual(['user:alice', 'user:bob']);
+    // Each instance's own startup line joins the table's chain too.
+    expect(rows.map((r) => r.identity).sort()).toEqual(['user:alice', 'user:bob', 'zerto-rewind-mcp']);
   });
 
   it('an edited line breaks the chain', async () => {
@@ -113,11 +114,11 @@ describe('the audit table', () => {
     const { rows } = await db.query<{ seq: string; line: string }>('SELECT seq, line FROM audit_log ORDER BY seq LIMIT 1 OFFSET 2');
     await db.query('UPDATE audit_log SET line = $2 WHERE seq = $1', [rows[0]!.seq, rows[0]!.line.replace('user:', 'user:x')]);
     try {
-      expect(await verifyPgAudit(db)).toMatchObject({ ok: false, brokenAt: rows[0]!.seq });
+      expect(await verifyPgAudit(db.pool)).toMatchObject({ ok: false, brokenAt: rows[0]!.seq });
     } finally {
       await db.query('UPDATE audit_log SET line = $2 WHERE seq = $1', [rows[0]!.seq, rows[0]!.line]);
     }
-    expect(await verifyPgAudit(db)).toMatchObject({ ok: true });
+    expect(await verifyPgAudit(db.pool)).toMatchObject({ ok: true });
   });
 });
 

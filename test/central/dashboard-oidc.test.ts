@@ -243,3 +243,18 @@ describe('secrets', () => {
     for (const r of rows) expect(r.line).not.toContain(CLIENT_SECRET);
   });
 });
+
+describe('the Audit tab in central mode', () => {
+  it('reads the shared audit table (not this instance\'s file): its newest lines, oldest first, bounded', async () => {
+    const jar = await signIn('bob');
+    const res = await jar.fetch(`${base}api/audit?limit=5`);
+    expect(res.status).toBe(200);
+    const { records } = await res.json() as { records: Array<Record<string, unknown>> };
+    const { rows } = await s.runtime.central!.db.query<{ line: string }>('SELECT line FROM audit_log ORDER BY seq DESC LIMIT 5');
+    expect(rows).toHaveLength(5);
+    expect(records).toEqual(rows.map((r) => JSON.parse(r.line) as Record<string, unknown>).reverse());
+    // The proposals confirmed through the dashboard above are there, which the JSONL file never holds in central mode.
+    const executed = await (await jar.fetch(`${base}api/audit?limit=50&phase=executed`)).json() as { records: Array<{ phase: string }> };
+    expect(executed.records.length).toBeGreaterThan(0);
+  });
+});

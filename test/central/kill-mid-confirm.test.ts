@@ -1,7 +1,8 @@
 // Killing an instance mid-confirm never executes a proposal twice. Instance A is a real process
 // (dist/main.js --lab --http, needs `npm run build`) on the shared database; it is SIGKILLed as
 // soon as its confirmation has taken the proposal. Instance B (in this process, its own lab)
-// then refuses the same token, and the audit table holds at most one execution.
+// then refuses the same token, and the audit table holds at most one execution. B, live, then
+// closes what A left: the proposal and any change A had started become failed/interrupted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -40,7 +41,9 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: pgc.url, max: 2 });
   labB = await startLab({ stateDir: tempDir('zr-kill-b-'), env: { TOOLSETS: 'all' } });
   const secrets = envSecretSource({ ...labB.env, ...labB.config.app.inlineCredentials });
-  const runtime = await startRuntime({ config: labB.config, secrets, logger: silentLogger, extraTools: labB.extraTools, extraBuiltInCatalog: labB.extraBuiltInCatalog, databaseUrl: pgc.url });
+  const runtime = await startRuntime({ config: labB.config, secrets, logger: silentLogger, extraTools: labB.extraTools, extraBuiltInCatalog: labB.extraBuiltInCatalog, databaseUrl: pgc.url,
+    // Short heartbeat timings, so the sweep of a dead instance happens within the test.
+    centralOptions: { sweep: { heartbeatMs: 500, staleAfterMs: 3_000 } } });
   B = { runtime, http: await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger) };
 }, 120_000);
 
@@ -89,4 +92,13 @@ it('a proposal taken by an instance that is then SIGKILLed is refused on the oth
   // The query does see this proposal's lines (A wrote its `proposed` line to the shared table).
   const proposed = await db.query<{ n: string }>("SELECT count(*) AS n FROM audit_log WHERE proposal_id = $1 AND phase = 'proposed'", [proposal.proposal_id]);
   expect(Number(proposed.rows[0]!.n)).toBe(1);
+
+  // A's heartbeat has stopped: B closes the proposal, and the change if A had started it.
+  await expect.poll(async () => (await db.query<{ state: string; code: string | null }>("SELECT state, outcome->'error'->>'code' AS code FROM proposals WHERE id = $1", [proposal.proposal_id])).rows[0],
+    { timeout: 30_000, interval: 250 }).toEqual({ state: 'failed', code: 'interrupted' });
+  const lines = async () => (await db.query<{ phase: string; code: string | null }>("SELECT phase, line::jsonb->'detail'->>'code' AS code FROM audit_log WHERE proposal_id = $1 AND phase IN ('executing','executed','failed') ORDER BY seq", [proposal.proposal_id])).rows;
+  const started = (await lines()).some((l) => l.phase === 'executing');
+  if (started) await expect.poll(lines, { timeout: 30_000, interval: 250 }).toEqual([{ phase: 'executing', code: null }, { phase: 'failed', code: 'interrupted' }]);
+  else expect(await lines()).toEqual([]);
+  expect(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM open_changes')).rows[0]!.n)).toBe(0);
 }, 120_000);

@@ -1,7 +1,8 @@
 // stdio answers `initialize` while the runtime is still starting (main.ts, src/startup-gate.ts).
-// The runtime is held at a known step: DATABASE_URL points at a TCP port that accepts and never
-// answers, so opening the shared state cannot finish until the test cuts that connection. Real
-// binary, real SDK client over stdio.
+// The runtime is held at a known step: DATABASE_URL points at a TCP port that accepts and does not
+// answer, so opening the shared state cannot finish until the test answers: with a refusal of the
+// user (28P01), which, unlike an unreachable database, stops the start. Real binary, real SDK
+// client over stdio.
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,15 @@ const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const DB_PASSWORD = 'early-init-db-pw-8f3k';
 
 interface Silent { server: NetServer; port: number; sockets: Socket[]; bytesSeen(): number }
+
+/** Answers every waiting connection as PostgreSQL answers a wrong password: ErrorResponse, FATAL 28P01. */
+function refuseUser(db: Silent): void {
+  const fields = Buffer.from('SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user "zr"\0\0', 'utf8');
+  const head = Buffer.alloc(5);
+  head.write('E', 0);
+  head.writeInt32BE(fields.length + 4, 1);
+  for (const s of db.sockets) s.end(Buffer.concat([head, fields]));
+}
 
 /** A "database" that takes connections and bytes and says nothing. */
 async function silentDatabase(): Promise<Silent> {
@@ -91,11 +101,11 @@ describe('initialize before the runtime is ready', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(settled).toBe(false);
 
-    // The database connection dies: the runtime fails, and the waiting request learns why.
-    for (const s of db.sockets) s.destroy();
+    // The database refuses the user: the runtime fails, and the waiting request learns why.
+    refuseUser(db);
     const err = await listing.then(() => undefined, (e: Error) => e);
     expect(err?.message).toMatch(/zerto-rewind-mcp did not start: DATABASE_URL: cannot prepare the shared state/);
-    expect(err?.message).toMatch(/Check that PostgreSQL is reachable/);
+    expect(err?.message).toMatch(/password authentication failed/);
     expect(await exited).toBe(1);
     expect(stderr()).toMatch(/DATABASE_URL: cannot prepare the shared state/);
     expect(`${stderr()}${err?.message}`).not.toContain(DB_PASSWORD);
@@ -116,7 +126,7 @@ describe('initialize before the runtime is ready', () => {
     void exited.then(() => (gone = true));
     await new Promise((r) => setTimeout(r, 300));
     expect(gone, 'the stop waits for the start it interrupted').toBe(false);
-    for (const s of db.sockets) s.destroy();
+    refuseUser(db);
     // Not 0: the start failed, and a stop during the start does not hide that.
     expect(await exited).toBe(1);
     expect(stderr()).toMatch(/zerto-rewind-mcp: DATABASE_URL: cannot prepare the shared state/);

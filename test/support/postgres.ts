@@ -3,7 +3,7 @@
 // PostgreSQL refuses to run as root, so under root the cluster belongs to an unprivileged
 // system user `pgtest`, created here when missing.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,12 @@ export interface TestPostgres {
   url: string;
   stop(): void;
   start(): void;
+  /** `pg_ctl restart -m fast`: every connection is ended (57P01), the cluster is back at once. */
+  restart(): void;
+  /** `pg_ctl stop -m immediate`: a crash, no shutdown checkpoint. */
+  stopImmediate(): void;
+  /** SIGSTOP (true) or SIGCONT (false) to every process of the cluster: a database that stops answering. */
+  freeze(on: boolean): void;
   destroy(): void;
 }
 
@@ -56,14 +62,32 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const pgctl = (args: string[]) => (asRoot ? run('pg_ctl', args) : execFileSync(join(bin, 'pg_ctl'), args, { stdio: 'pipe' }));
   const start = () => { pgctl(['-D', join(dir, 'data'), '-o', opts, '-l', join(dir, 'log'), '-w', 'start']); };
   const stop = () => { pgctl(['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']); };
+  // The postmaster's pid is the first line of postmaster.pid; its children are the backends.
+  const clusterPids = (): number[] => {
+    const postmaster = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    let children: string[] = [];
+    try {
+      children = execFileSync('pgrep', ['-P', postmaster]).toString().split('\n').filter(Boolean);
+    } catch { /* no children */ }
+    return [postmaster, ...children].map(Number);
+  };
   start();
-  return {
+  const api: TestPostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start,
     stop,
+    restart: () => { pgctl(['-D', join(dir, 'data'), '-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart']); },
+    stopImmediate: () => { pgctl(['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); },
+    freeze(on) {
+      for (const pid of clusterPids()) {
+        try { process.kill(pid, on ? 'SIGSTOP' : 'SIGCONT'); } catch { /* exited meanwhile */ }
+      }
+    },
     destroy() {
+      try { api.freeze(false); } catch { /* not running */ }
       try { stop(); } catch { /* already stopped */ }
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return api;
 }

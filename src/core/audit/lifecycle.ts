@@ -96,9 +96,14 @@ async function closeLeftOpen(writer: AuditWriter, startupId: string): Promise<Le
   return left;
 }
 
-export async function auditShutdown(writer: AuditWriter, reason: string): Promise<void> {
+/**
+ * `auditTable`: central mode's last row of the shared audit table at this moment. Recorded in the
+ * file, outside the table, it lets `audit verify --database-url URL --anchors FILE` notice a tail
+ * cut off the table later.
+ */
+export async function auditShutdown(writer: AuditWriter, reason: string, auditTable?: { seq: string; hash: string }): Promise<void> {
   await closing.get(writer);
-  await writer.write({ id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'shutdown', identity: SERVER_IDENTITY, detail: { reason, pid: process.pid } });
+  await writer.write({ id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'shutdown', identity: SERVER_IDENTITY, detail: { reason, pid: process.pid, ...(auditTable ? { audit_table: auditTable } : {}) } });
 }
 
 function pick(l: Line): Omit<AuditRecord, 'phase'> {

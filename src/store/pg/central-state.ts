@@ -1,8 +1,10 @@
-// Central mode's shared state, built when DATABASE_URL is set: the PostgreSQL pool (migrated at
-// startup), the proposal store, the rate budget, the audit sink, the catalog additions and the FLR
-// session registry that replace the in-process and file ones. runtime.ts imports this module
-// dynamically, so stdio never loads pg.
-import type { AuditSink } from '../../core/audit-writer.js';
+// Central mode's shared state, built when DATABASE_URL is set: the PostgreSQL pool (migrated when
+// it first answers), the proposal store, the rate budget, the audit sink, the catalog additions
+// and the FLR session registry that replace the in-process and file ones, and this instance's
+// heartbeat with the sweep of instances that stopped. The instance starts whether or not the
+// database answers (pg-db.ts); what needs it is done when it first does. runtime.ts imports this
+// module dynamically, so stdio never loads pg.
+import { randomUUID } from 'node:crypto';
 import type { AddedCatalogStore } from '../../core/catalog.js';
 import type { ProposalStore, Proposal } from '../../core/confirmation-store.js';
 import type { Logger } from '../../core/logger.js';
@@ -10,7 +12,13 @@ import type { RateBudget } from '../../core/rate-limiter.js';
 import type { AnyTool, Resolution } from '../../tools/define.js';
 import type { PendingCall } from '../../tools/pending-call.js';
 import type { FlrSessionRegistryStore } from '../../zerto/flr-session-store.js';
-import { migrate, openDb, type Db } from './pg-db.js';
+import { Db, DEFAULT_TIMEOUTS, type DbTimeouts } from './pg-db.js';
+import { HeldWrites } from './held-writes.js';
+import { DEFAULT_SWEEP, InstanceLiveness, type SweepTimings } from './interrupted-sweep.js';
+import { readAuditTail, type AuditTailQuery } from './pg-audit-tail.js';
+import { warnIfAuditRewritable } from './audit-privileges.js';
+import { VERSION } from '../../version.js';
+import { SERVER_IDENTITY } from '../../core/audit/lifecycle.js';
 import { PgAuditSink } from './pg-audit-sink.js';
 import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
 import { PgRateBudget } from './pg-rate-budget.js';
@@ -20,25 +28,46 @@ import { importCatalogFile, importFlrFile, type ImportReport } from './import-st
 
 export interface CentralState {
   db: Db;
-  audit: AuditSink;
+  /** This process's id in server_instances (and on the proposals and changes it runs). */
+  instance: string;
+  audit: PgAuditSink;
+  liveness: InstanceLiveness;
+  /** After the held lines landed: the table's last row, for the JSONL shutdown line (undefined when unreachable). */
+  anchor(): Promise<{ seq: string; hash: string } | undefined>;
+  /** The newest lines of the shared audit table (the dashboard's Audit tab). */
+  auditTail(query: AuditTailQuery): Promise<Array<Record<string, unknown>>>;
   rateLimiter: RateBudget;
   catalog: AddedCatalogStore;
   flrSessions: FlrSessionRegistryStore;
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
+  /** Deadlines are on the database's clock: a `now` given here is not used for them. */
   proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
   close(): Promise<void>;
 }
 
+export interface CentralOptions {
+  timeouts?: DbTimeouts;
+  sweep?: SweepTimings;
+  /** The bound of a read's shared budget; past it the read uses this process's budget. */
+  readBudgetTimeoutMs?: number;
+}
+
+/** How long a clean shutdown waits for held audit lines and proposal outcomes to land. */
+const DRAIN_MS = 5_000;
+
 /** `tools` is asked when a proposal is first decoded: the runtime knows its tools only later. */
-export async function openCentralState(url: string, tools: () => AnyTool[], secrets: () => readonly string[], logger: Logger, clock?: () => number): Promise<CentralState> {
-  const db = openDb(url, logger);
-  const applied = await migrate(db).catch(async (err: Error) => {
+export async function openCentralState(url: string, tools: () => AnyTool[], secrets: () => readonly string[], logger: Logger, opts: CentralOptions = {}): Promise<CentralState> {
+  const db = new Db(url, logger, opts.timeouts ?? DEFAULT_TIMEOUTS);
+  await db.start().catch(async (err: Error) => {
     await db.end().catch(() => undefined);
-    throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check that PostgreSQL is reachable and the user may create tables.`);
+    throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check the database user's rights (README: database roles).`);
   });
-  if (applied.length) logger.info({ applied }, 'PostgreSQL migrations applied');
+  const instance = randomUUID();
   const codec = pendingCallCodec(tools);
+  const held = new HeldWrites(db, logger);
+  const audit = new PgAuditSink(db, secrets, { instance, logger });
+  const liveness = new InstanceLiveness(db, instance, (r) => audit.close(r), logger, opts.sweep ?? DEFAULT_SWEEP);
   const flrSessions = new PgFlrSessionStore(db, (err) => logger.warn({ err: err.message }, 'FLR session heartbeat failed'));
   const catalog = new PgCatalogStore(db);
   const say = (what: string, r: ImportReport | undefined) => {
@@ -46,18 +75,52 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     logger.info({ file: r.file, moved_to: r.movedTo, imported: r.imported, already_there: r.skipped }, `${what} from the state file merged into PostgreSQL`);
     for (const p of r.problems) logger.warn({}, p);
   };
+  // The table's own record of who joined it: a table without any `startup` line was emptied.
+  let joined = false;
+  const join = () => {
+    if (joined) return;
+    joined = true;
+    audit.write({ id: randomUUID(), target: null, tool: SERVER_IDENTITY, phase: 'startup', identity: SERVER_IDENTITY, detail: { version: VERSION, instance, pid: process.pid } })
+      .then(() => warnIfAuditRewritable(db, logger))
+      .catch((err: Error) => {
+        joined = false;
+        logger.warn({ err: err.message }, 'could not record this instance in the audit table; retried when the database is back');
+      });
+  };
+  db.onUp(join);
+  if (db.up) join();
+  liveness.start();
   return {
-    db,
-    audit: new PgAuditSink(db, secrets),
-    rateLimiter: new PgRateBudget(db, clock),
+    db, instance, audit, liveness,
+    rateLimiter: new PgRateBudget(db, opts.readBudgetTimeoutMs ?? 1_000),
     catalog,
     flrSessions,
-    async importStateFiles(paths) {
-      say('catalog additions', await importCatalogFile(paths.catalog, catalog));
-      say('FLR session records', await importFlrFile(paths.flrSessions, flrSessions));
+    auditTail: (query) => readAuditTail(db, query),
+    async anchor() {
+      await audit.drain(DRAIN_MS);
+      if (!db.up) return undefined;
+      const { rows } = await db.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+      return rows[0] ? { seq: String(rows[0].seq), hash: rows[0].hash } : undefined;
     },
-    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
+    async importStateFiles(paths) {
+      const run = async () => {
+        say('catalog additions', await importCatalogFile(paths.catalog, catalog));
+        say('FLR session records', await importFlrFile(paths.flrSessions, flrSessions));
+      };
+      if (db.up) return run();
+      // Not now: the database is down. The files stay where they are until it answers.
+      let done = false;
+      db.onUp(() => {
+        if (done) return;
+        done = true;
+        run().catch((err: Error) => logger.warn({ err: err.message }, 'merging the state files into PostgreSQL failed; they stay in place'));
+      });
+    },
+    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, instance, held, ttlSeconds: o.ttlSeconds, ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
     close: async () => {
+      const left = (await audit.drain(DRAIN_MS)) + (await held.drain(DRAIN_MS));
+      if (left) logger.error({ held: left }, 'the database did not take every held audit line and proposal outcome before shutdown; a live instance closes them as interrupted');
+      await liveness.stop();
       await flrSessions.close();
       await db.end();
     },

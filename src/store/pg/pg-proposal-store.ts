@@ -1,12 +1,18 @@
 // Proposals in PostgreSQL, shared by every instance. A confirmation is one conditional UPDATE
 // (state = 'pending' -> 'executing', plus the refusal conditions) with RETURNING: exactly one
 // caller on any instance gets the row, however many confirm at once. Never read-then-write; a
-// SELECT runs only after a refused UPDATE, to say why.
+// SELECT runs only after a refused UPDATE, to say why. Every deadline (creation, expiry, the
+// finished rows' retention) is on the database's clock (zr_now_ms), so instances whose clocks
+// disagree still agree on which proposals are open; `now()` is this host's clock corrected by the
+// offset last seen, for "expires in" only. The final write after a change ran (finish) and the
+// hand-back to pending (release) never fail the caller: when the database is lost they are held
+// and retried (held-writes.ts).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { claimRefusal, type NewProposal, type Proposal, type ProposalState, type ProposalStore } from '../../core/confirmation-store.js';
+import { claimRefusal, type NewProposal, type Proposal, type ProposalPage, type ProposalQuery, type ProposalState, type ProposalStore, type ProposalSummary } from '../../core/confirmation-store.js';
 import { AppError } from '../../core/errors.js';
 import { isVerifiedIdentity } from '../../core/principal.js';
 import { q, type Db } from './pg-db.js';
+import type { HeldWrites } from './held-writes.js';
 
 export interface PayloadCodec<P> {
   encode(payload: P): unknown;
@@ -17,7 +23,9 @@ export interface PgProposalStoreOptions<P> {
   db: Db;
   ttlSeconds: number;
   codec: PayloadCodec<P>;
-  now?: () => number;
+  /** This instance's id: recorded on the proposals it claims. */
+  instance: string;
+  held: HeldWrites;
   retainFinishedMs?: number;
   maxFinished?: number;
   onExpire?: (p: Proposal) => void;
@@ -32,12 +40,15 @@ interface Row {
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+const OPEN = "state IN ('pending','executing')";
+
 export class PgProposalStore<P> implements ProposalStore<P> {
-  readonly now: () => number;
+  /** The database's clock minus this host's, as last seen. */
+  private offsetMs = 0;
+  readonly now = (): number => Date.now() + this.offsetMs;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly opts: PgProposalStoreOptions<P>) {
-    this.now = opts.now ?? Date.now;
     // Expiry is a conditional UPDATE too, so exactly one instance writes each `expired` line.
     this.sweeper = setInterval(() => void this.expire().catch(() => undefined), 5_000);
     this.sweeper.unref();
@@ -48,16 +59,19 @@ export class PgProposalStore<P> implements ProposalStore<P> {
   }
 
   async create(input: NewProposal<P>): Promise<Proposal<P>> {
-    const now = this.now();
+    const sentAt = Date.now();
     const token = randomBytes(24).toString('base64url');
-    const p: Proposal<P> = { ...input, id: randomUUID(), token, createdAt: now, expiresAt: now + this.opts.ttlSeconds * 1_000, state: 'pending' };
-    await q(this.opts.db,
+    const id = randomUUID();
+    const { rows } = await q<{ created_at: string; expires_at: string }>(this.opts.db,
       `INSERT INTO proposals (id, token_hash, tool, target_name, target_host, summary, affected, checkpoint_vpgs, requester,
          requires_web_approval, approval, audit_id, payload, state, created_at, expires_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending',$14,$15)`,
-      [p.id, hashToken(token), p.tool, p.target.name, p.target.host, p.summary, JSON.stringify(p.affected), JSON.stringify(p.checkpointVpgs),
-        p.requester, p.requiresWebApproval, p.approval ?? 'single', p.auditId, JSON.stringify(this.opts.codec.encode(p.payload)), p.createdAt, p.expiresAt]);
-    return p;
+       SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending', t.n, t.n + $14 FROM (SELECT zr_now_ms() AS n) t
+       RETURNING created_at, expires_at`,
+      [id, hashToken(token), input.tool, input.target.name, input.target.host, input.summary, JSON.stringify(input.affected), JSON.stringify(input.checkpointVpgs),
+        input.requester, input.requiresWebApproval, input.approval ?? 'single', input.auditId, JSON.stringify(this.opts.codec.encode(input.payload)), this.opts.ttlSeconds * 1_000]);
+    const createdAt = Number(rows[0]!.created_at);
+    this.offsetMs = createdAt - sentAt;
+    return { ...input, id, token, createdAt, expiresAt: Number(rows[0]!.expires_at), state: 'pending' };
   }
 
   take(token: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
@@ -72,16 +86,16 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     if (column === 'id' && !isUuid(key)) throw notFound(column);
     await this.expire();
     const { rows } = await q<Row>(this.opts.db,
-      `UPDATE proposals SET state = 'executing', decided_by = $2
-        WHERE ${column} = $1 AND state = 'pending' AND expires_at > $3
+      `UPDATE proposals SET state = 'executing', decided_by = $2, claimed_by = $3, claimed_at = zr_now_ms()
+        WHERE ${column} = $1 AND state = 'pending' AND expires_at > zr_now_ms()
           AND NOT (requires_web_approval AND $4 = 'mcp')
           AND NOT (approval = 'second_person' AND (requester = $2 OR NOT $5::boolean))
-        RETURNING *`, [key, decidedBy, this.now(), via, isVerifiedIdentity(decidedBy)]);
+        RETURNING *`, [key, decidedBy, this.opts.instance, via, isVerifiedIdentity(decidedBy)]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
     throw claimRefusal(found, via, decidedBy, this.opts.ttlSeconds)
-      ?? new AppError('confirmation_invalid', 'The proposal changed while it was being confirmed.', { hint: 'Call list_pending_actions and try again.' });
+      ?? new AppError('confirmation_invalid', 'The proposal changed while it was being confirmed.', { hint: 'Call list_pending_actions and try again.', details: { proposal_id: found.id } });
   }
 
   cancel(token: string, decidedBy: string): Promise<Proposal<P>> {
@@ -96,8 +110,8 @@ export class PgProposalStore<P> implements ProposalStore<P> {
   private async cancelWhere(column: 'id' | 'token_hash', key: string, decidedBy: string): Promise<Proposal<P>> {
     await this.expire();
     const { rows } = await q<Row>(this.opts.db,
-      `UPDATE proposals SET state = 'cancelled', decided_by = $2, finished_at = $3
-        WHERE ${column} = $1 AND state = 'pending' RETURNING *`, [key, decidedBy, this.now()]);
+      `UPDATE proposals SET state = 'cancelled', decided_by = $2, finished_at = zr_now_ms()
+        WHERE ${column} = $1 AND state = 'pending' AND expires_at > zr_now_ms() RETURNING *`, [key, decidedBy]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
@@ -106,29 +120,48 @@ export class PgProposalStore<P> implements ProposalStore<P> {
   }
 
   async release(p: Proposal<P>): Promise<void> {
-    await q(this.opts.db, "UPDATE proposals SET state = 'pending', decided_by = NULL WHERE id = $1 AND state = 'executing'", [p.id]);
     p.state = 'pending';
     delete p.decidedBy;
+    await this.opts.held.write(`release of proposal ${p.id}`,
+      "UPDATE proposals SET state = 'pending', decided_by = NULL, claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND state = 'executing'", [p.id]);
   }
 
   async finish(p: Proposal<P>, outcome: NonNullable<Proposal['outcome']>): Promise<void> {
     p.state = outcome.ok ? 'executed' : 'failed';
     p.outcome = outcome;
     p.finishedAt = this.now();
-    await q(this.opts.db, "UPDATE proposals SET state = $2, outcome = $3, finished_at = $4 WHERE id = $1 AND state = 'executing'",
-      [p.id, p.state, JSON.stringify(outcome), p.finishedAt]);
+    await this.opts.held.write(`outcome of proposal ${p.id}`,
+      "UPDATE proposals SET state = $2, outcome = $3, finished_at = zr_now_ms() WHERE id = $1 AND state = 'executing'",
+      [p.id, p.state, JSON.stringify(outcome)]);
   }
 
   /** Pending first (soonest expiry first), then finished (newest first), as the memory store. */
   async list(): Promise<Proposal<P>[]> {
     await this.expire();
-    const retainFrom = this.now() - (this.opts.retainFinishedMs ?? 15 * 60_000);
     const { rows } = await q<Row>(this.opts.db,
-      `(SELECT * FROM proposals WHERE state IN ('pending','executing') ORDER BY expires_at)
+      `(SELECT * FROM proposals WHERE ${OPEN} ORDER BY expires_at LIMIT $3)
        UNION ALL
-       (SELECT * FROM proposals WHERE state NOT IN ('pending','executing') AND finished_at > $1 ORDER BY finished_at DESC LIMIT $2)`,
-      [retainFrom, this.opts.maxFinished ?? 200]);
+       (SELECT * FROM proposals WHERE NOT ${OPEN} AND finished_at > zr_now_ms() - $1 ORDER BY finished_at DESC LIMIT $2)`,
+      [this.retainMs(), this.opts.maxFinished ?? 200, MAX_OPEN_LISTED]);
     return rows.map((r) => this.toProposal(r));
+  }
+
+  async page(query: ProposalQuery): Promise<ProposalPage> {
+    await this.expire();
+    const { rows } = await q<Row>(this.opts.db,
+      `SELECT id, tool, target_name, target_host, summary, affected, checkpoint_vpgs, requester, requires_web_approval, approval,
+              audit_id, state, created_at, expires_at, finished_at, decided_by, outcome - 'result' AS outcome, NULL AS payload
+         FROM proposals
+        WHERE (${OPEN} OR (NOT $1::boolean AND finished_at > zr_now_ms() - $2))
+          AND ($3::text IS NULL OR requester = $3 OR decided_by = $3)
+        ORDER BY (${OPEN}) DESC, CASE WHEN ${OPEN} THEN expires_at END, finished_at DESC, id
+        OFFSET $4 LIMIT $5`,
+      [query.openOnly === true, this.retainMs(), query.involving ?? null, query.offset, query.limit + 1]);
+    return { proposals: rows.slice(0, query.limit).map((r) => this.toSummary(r)), more: rows.length > query.limit };
+  }
+
+  private retainMs(): number {
+    return this.opts.retainFinishedMs ?? 15 * 60_000;
   }
 
   async getById(id: string): Promise<Proposal<P> | undefined> {
@@ -144,24 +177,36 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     return rows[0] ? this.toProposal(rows[0]) : undefined;
   }
 
+  /** Expires what is due on the database's clock, and learns that clock's offset from this host's. */
   private async expire(): Promise<void> {
-    const { rows } = await q<Row>(this.opts.db,
-      "UPDATE proposals SET state = 'expired', finished_at = expires_at WHERE state = 'pending' AND expires_at <= $1 RETURNING *", [this.now()]);
-    for (const r of rows) this.opts.onExpire?.(this.toProposal(r) as Proposal);
+    const sentAt = Date.now();
+    const { rows } = await q<{ db_now: string; expired: Row[] | null }>(this.opts.db,
+      `WITH t AS (SELECT zr_now_ms() AS n),
+            e AS (UPDATE proposals SET state = 'expired', finished_at = expires_at WHERE state = 'pending' AND expires_at <= (SELECT n FROM t) RETURNING *)
+       SELECT (SELECT n FROM t) AS db_now, (SELECT json_agg(e) FROM e) AS expired`);
+    this.offsetMs = Number(rows[0]!.db_now) - sentAt;
+    for (const r of rows[0]!.expired ?? []) this.opts.onExpire?.(this.toProposal(r) as Proposal);
   }
 
-  private toProposal(r: Row): Proposal<P> {
+  private toSummary(r: Row): ProposalSummary {
     return {
-      id: r.id, token: '', tool: r.tool, target: { name: r.target_name, host: r.target_host }, summary: r.summary,
+      id: r.id, tool: r.tool, target: { name: r.target_name, host: r.target_host }, summary: r.summary,
       affected: r.affected, checkpointVpgs: r.checkpoint_vpgs, requester: r.requester, requiresWebApproval: r.requires_web_approval,
-      approval: r.approval, auditId: r.audit_id, payload: this.opts.codec.decode(r.payload), state: r.state,
+      approval: r.approval, auditId: r.audit_id, state: r.state,
       createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
       ...(r.finished_at !== null ? { finishedAt: Number(r.finished_at) } : {}),
       ...(r.decided_by !== null ? { decidedBy: r.decided_by } : {}),
       ...(r.outcome !== null ? { outcome: r.outcome } : {}),
     };
   }
+
+  private toProposal(r: Row): Proposal<P> {
+    return { ...this.toSummary(r), token: '', payload: this.opts.codec.decode(r.payload), ...(r.outcome !== null ? { outcome: r.outcome } : {}) };
+  }
 }
+
+/** The dashboard's full list stops here; list_pending_actions pages instead. */
+const MAX_OPEN_LISTED = 500;
 
 function isUuid(s: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);

@@ -1,25 +1,20 @@
 // The rate budget shared by every instance: a sliding minute per (target, category), counted in
-// one table. Counting and recording happen in one transaction under a per-key advisory lock, so
-// two instances cannot both take the last slot.
+// one table on the database's clock. zr_rate_take (migration 003) counts and records in one
+// statement under a per-key advisory lock, so two instances cannot both take the last slot, and
+// an instance whose clock is off can neither widen nor reset anyone's window.
 import type { RateBudget, RateResult } from '../../core/rate-limiter.js';
-import type { Db } from './pg-db.js';
-import { inTransaction } from './in-transaction.js';
+import { q, type Db } from './pg-db.js';
 
 export class PgRateBudget implements RateBudget {
-  constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
+  /** `timeoutMs` bounds one take: a read falls back to its local budget rather than wait longer. */
+  constructor(private readonly db: Db, private readonly timeoutMs?: number) {}
 
   async take(target: string, category: string, limitPerMinute: number): Promise<RateResult> {
     // JSON, not a NUL separator: PostgreSQL text cannot hold NUL.
     const key = JSON.stringify([target, category]);
-    const now = this.now();
-    const cutoff = now - 60_000;
-    return inTransaction(this.db, key, async (client) => {
-      await client.query('DELETE FROM rate_events WHERE key = $1 AND at <= $2', [key, cutoff]);
-      const { rows } = await client.query<{ n: string; oldest: string | null }>('SELECT count(*) AS n, min(at) AS oldest FROM rate_events WHERE key = $1', [key]);
-      const used = Number(rows[0]!.n);
-      if (used >= limitPerMinute) return { ok: false, retryAfterMs: Math.max(1, Number(rows[0]!.oldest) - cutoff) };
-      await client.query('INSERT INTO rate_events (key, at) VALUES ($1, $2)', [key, now]);
-      return { ok: true };
-    });
+    const timeout = category === 'read' ? this.timeoutMs : undefined;
+    const { rows } = await q<{ wait: string }>(this.db, 'SELECT zr_rate_take($1, $2) AS wait', [key, limitPerMinute], timeout);
+    const wait = Number(rows[0]!.wait);
+    return wait > 0 ? { ok: false, retryAfterMs: wait } : { ok: true };
   }
 }
