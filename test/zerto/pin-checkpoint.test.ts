@@ -92,8 +92,9 @@ describe('pinTaggedCheckpoint', () => {
     lab = await startLab();
     zvmFaults(lab.zvm).lateCheckpoint('never');
     const started = Date.now();
-    const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-6', timeoutMs: 800 }));
-    expect(Date.now() - started).toBeLessThan(3000);
+    const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-6', timeoutMs: 3000 }));
+    // The wait ends at its own deadline, not at a test timeout (generous: the machine may be loaded).
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(err.code).toBe('checkpoint_timeout');
     expect(err.retryable).toBe(true);
     expect(err.message).toContain("VPG 'vpg-app'");
