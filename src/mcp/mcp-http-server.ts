@@ -52,6 +52,8 @@ export interface McpHttpHandle {
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+/** SEP-2243's HeaderMismatch: the standard headers say something else than the body. */
+const HEADER_MISMATCH = -32020;
 const BASE_SCOPE: Scope = 'vsphere:read';
 
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle> {
@@ -130,7 +132,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
         return json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: `parse error: ${(err as Error).message}` }, id: null });
       }
       const mismatch = headerMismatch(req, body);
-      if (mismatch) return json(res, 400, { jsonrpc: '2.0', error: { code: -32600, message: mismatch }, id: null });
+      if (mismatch) return json(res, 400, { jsonrpc: '2.0', error: { code: HEADER_MISMATCH, message: mismatch }, id: requestIdOf(body) });
       const missing = auth && missingToolScope(body, auth.scopes, opts.scopeOfTool);
       if (missing) return sendChallenge(res, metadataUrl, { status: 403, error: 'insufficient_scope', scope: [...new Set([...auth!.scopes, missing])].join(' '), description: `this call needs the ${missing} scope` });
     }
@@ -165,6 +167,11 @@ function missingToolScope(body: unknown, scopes: string[], scopeOf: (name: strin
     if (need && !scopes.includes(need)) return need;
   }
   return undefined;
+}
+
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -14,7 +14,8 @@ export interface HttpBinary {
 
 export async function startHttpBinary(args: string[], env: Record<string, string>, cwd: string): Promise<HttpBinary> {
   const child: ChildProcess = spawn(process.execPath, [BIN, '--http', ...args], {
-    cwd, env: { PATH: process.env.PATH ?? '', MCP_HTTP_PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+    // The URL is read from an info line, so the level stays info whatever the test passes.
+    cwd, env: { PATH: process.env.PATH ?? '', MCP_HTTP_PORT: '0', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
