@@ -14,7 +14,8 @@ import { runTool } from '../tools/pipeline.js';
 import type { listed } from '../tools/registry.js';
 import { traceparentOf, type RequestingClient } from '../tools/requesting-client.js';
 import type { ToolServices } from '../tools/services.js';
-import type { ToolResult } from '../tools/tool-result.js';
+import type { InputRequired, ToolResult } from '../tools/tool-result.js';
+import type { ToolOutcome } from '../tools/pipeline-call.js';
 import { unknownToolMessage } from '../tools/unknown-tool.js';
 import type { ServerDeps } from '../server.js';
 import type { InFlightCalls } from './in-flight-calls.js';
@@ -104,7 +105,7 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
         const outcome = await runTool(found, request.params.arguments, {
           services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client,
         });
-        return wire(found.present ? found.present(outcome, secrets(), render) : render(outcome, secrets()));
+        return answerOf(outcome, client, (o) => (found.present ? found.present(o, secrets(), render) : render(o, secrets()))) as CallToolResult;
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the
         // call stopped there, so the agent gets the typed error, not a protocol failure.
@@ -117,4 +118,14 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
 /** Our result as the SDK's type: the same shape (content is always explicit, as 2026-07-28 wants). */
 function wire(result: ToolResult): CallToolResult {
   return result as CallToolResult;
+}
+
+/**
+ * What a call answers: its rendered outcome, or, when the outcome asks a human and this client can
+ * show a form, the input_required result (the SDK turns it into elicitation/create on a 2025-era
+ * connection). A client that cannot elicit gets the error, which says what to do instead.
+ */
+export function answerOf(outcome: ToolOutcome, client: RequestingClient, rendered: (o: ToolOutcome) => ToolResult): ToolResult | InputRequired {
+  if (!outcome.ok && outcome.inputRequired && client.elicitation.form) return outcome.inputRequired;
+  return rendered(outcome);
 }

@@ -28,3 +28,21 @@ export interface ToolResult {
 
 /** How a call's outcome becomes a result (the protocol edge's renderer, handed to a tool that presents its own). */
 export type Renderer<Outcome> = (outcome: Outcome, secrets: readonly string[]) => ToolResult;
+
+/** A question for the human at the client: a form (a JSON schema of flat fields) or a URL to open. */
+export type ElicitationRequest =
+  | { method: 'elicitation/create'; params: { mode?: 'form'; message: string; requestedSchema: Record<string, unknown> } }
+  | { method: 'elicitation/create'; params: { mode: 'url'; message: string; url: string; elicitationId: string } };
+
+/**
+ * A call that cannot go on without a human's answer (SEP-2322). On a 2026-07-28 connection the
+ * client shows `inputRequests` and retries the call with `inputResponses` under the same keys
+ * (and `requestState` echoed); on a 2025-era one the SDK asks with elicitation/create itself and
+ * calls the handler again with the answers, so a tool asks the same way in both eras.
+ */
+export interface InputRequired {
+  resultType: 'input_required';
+  inputRequests: Record<string, ElicitationRequest>;
+  /** Opaque to the client; it returns untrusted, so integrity-protect what it carries. */
+  requestState?: string;
+}
