@@ -72,6 +72,10 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
       res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
     });
   });
+  // Longer than a client's idle keep-alive (undici closes after 4 s): a server that closes an idle
+  // socket first races the client's next request on it, which then fails with ECONNRESET.
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(opts.port, opts.host, () => resolve());

@@ -30,7 +30,7 @@ describe('fuzzing tool inputs', () => {
         fc.asyncProperty(argumentsFor(tool.inputSchema), async (args) => {
           let r;
           try {
-            r = await h.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 60_000 });
+            r = await h.client.callTool({ name: tool.name, arguments: args }, { timeout: 60_000 });
           } catch (err) {
             failures.push(`${tool.name} ${preview(args)}: client error ${(err as Error).message}`);
             return;

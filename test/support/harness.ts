@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from './mcp-client.js';
 import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';

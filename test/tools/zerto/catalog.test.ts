@@ -3,7 +3,7 @@
 // operator's config.json is never written (proven on a server built from a real config.json).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from '../../support/mcp-client.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../../src/config/load.js';
