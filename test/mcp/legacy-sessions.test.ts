@@ -72,4 +72,13 @@ describe('2025-era HTTP sessions', () => {
     await transport.terminateSession();
     expect(http.sessions.size).toBe(0);
   });
+
+  it('a session whose server closes (the runtime shutting down) leaves the table too', async () => {
+    const http = await start({});
+    const { client } = await session(http.resourceUrl);
+    await client.listTools();
+    expect(http.sessions.size).toBe(1);
+    await harness!.built.close();
+    expect(http.sessions.size).toBe(0);
+  });
 });
