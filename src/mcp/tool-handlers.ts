@@ -100,16 +100,18 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
     };
     const { info, ...client } = requestingClient(server, ctx);
     const who = identityOf(ctx.http?.authInfo, info);
+    const rendered = (o: ToolOutcome): ToolResult => (found.present ? found.present(o, secrets(), render) : render(o, secrets()));
     return inFlight.track(ctx.mcpReq.signal, async (signal) => {
       try {
         const outcome = await runTool(found, request.params.arguments, {
           services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client,
         });
-        return answerOf(outcome, client, (o) => (found.present ? found.present(o, secrets(), render) : render(o, secrets()))) as CallToolResult;
+        return answerOf(outcome, client, rendered) as CallToolResult;
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the
-        // call stopped there, so the agent gets the typed error, not a protocol failure.
-        return wire(render({ ok: false, error: toPublicError(err) }, secrets()));
+        // call stopped there, so the agent gets the typed error, not a protocol failure, in the
+        // tool's own form (a tool that presents its outcomes presents this one too).
+        return wire(rendered({ ok: false, error: toPublicError(err) }));
       }
     });
   });
