@@ -36,7 +36,7 @@ const config = { ...lab.config, targets: [vc1, { ...vc1, name: 'dead', port: hol
 const runtime = await startRuntime({ config, secrets: envSecretSource({ ...lab.env }), logger: silent, lab: true, fanOutTimeoutMs: FANOUT_MS });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: 'bench', version: '1.0.0' });
-await runtime.built.server.connect(serverSide);
+await runtime.built.newSession().connect(serverSide);
 await client.connect(clientSide);
 await client.listTools();
 

@@ -54,7 +54,7 @@ const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 async function connect(runtime) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await runtime.built.server.connect(serverSide);
+  await runtime.built.newSession().connect(serverSide);
   await client.connect(clientSide);
   await client.listTools(); // the client then validates each result against the output schema, as real clients do
   return client;

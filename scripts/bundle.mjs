@@ -11,8 +11,8 @@
 //   "relative to my own file" without each module knowing it was bundled;
 // - dynamic imports (lab, dashboard, undici) stay separate chunks: `--version` and a plain
 //   stdio start do not load them.
-// - the MCP SDK's Ajv provider is replaced by scripts/lazy-ajv-provider.mjs, which loads Ajv on
-//   first use instead of at startup (Ajv stays in node_modules, required from there);
+// - the MCP SDK's `_shims` module (server and client) is replaced by scripts/lazy-sdk-shims.mjs,
+//   whose default validator loads the SDK's Ajv on first use instead of at startup;
 // - src/tools/precomputed-schemas.ts is replaced by the built-in tools' JSON schemas, converted
 //   here (scripts/precompute-schemas.mjs) instead of at every start.
 // The unbundled tree stays in dist/ for the scripts and tests that import single modules.
@@ -48,15 +48,12 @@ const ownFileUrl = {
   },
 };
 
-// Matched on the resolved file, so every way of naming it is caught: the SDK's own relative
-// imports and the package export `@modelcontextprotocol/sdk/validation/ajv` our gateway uses.
-const AJV_PROVIDER = join('@modelcontextprotocol', 'sdk', 'dist', 'esm', 'validation', 'ajv-provider.js');
+// The SDK's packages import their shims by package name, so the name is what is matched.
+const SDK_SHIMS = new Set(['@modelcontextprotocol/server/_shims', '@modelcontextprotocol/client/_shims']);
 const lazyAjv = {
-  name: 'lazy-ajv-provider',
-  async resolveId(id, importer, options) {
-    if (!id.includes('ajv')) return null;
-    const resolved = await this.resolve(id, importer, { ...options, skipSelf: true });
-    return resolved?.id.endsWith(sep + AJV_PROVIDER) ? join(root, 'scripts', 'lazy-ajv-provider.mjs') : null;
+  name: 'lazy-sdk-shims',
+  resolveId(id) {
+    return SDK_SHIMS.has(id) ? join(root, 'scripts', 'lazy-sdk-shims.mjs') : null;
   },
 };
 

@@ -26,7 +26,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const runtime = await startRuntime({ config: lab.config, secrets, logger: silent, lab: true, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: 'soak-heap', version: '1.0.0' });
-await runtime.built.server.connect(serverSide);
+await runtime.built.newSession().connect(serverSide);
 await client.connect(clientSide);
 
 const calls = [['list_vms', { target: 'all', limit: 50 }], ['get_vm_details', { target: 'lab-vc1', vm: 'app-01' }], ['list_targets', {}], ['zerto_find_protection', { vm: 'web-01' }], ['get_events', { target: 'lab-vc1', minutes: 30 }]];

@@ -9,6 +9,7 @@ import type { AuditRecord } from '../core/audit-writer.js';
 import { tagAgentOf } from '../core/identity.js';
 import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
+import type { InputRequired } from './tool-result.js';
 
 export type ToolOutcome =
   | { ok: true; value: Record<string, unknown> }
@@ -17,6 +18,11 @@ export type ToolOutcome =
     error: PublicError;
     /** Confirm path: nothing changed and the cause may pass (ZVM down, web approval needed), so the proposal stays pending. */
     keepPending?: boolean;
+    /**
+     * Nothing changed yet and a human can let it go on: the client is asked (input_required or
+     * elicitation) when it can show a form, and the error is the answer when it cannot.
+     */
+    inputRequired?: InputRequired;
   };
 
 /** One call on its way through the steps; each step reads what earlier steps set. */
@@ -80,7 +86,10 @@ export function decided(call: Call): PolicyDecision {
 export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
   return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity' | 'via'>) =>
     ctx.services.audit
-      .write({ id: ctx.auditId, tool, identity: ctx.identity, via: ctx.via, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
+      .write({
+        id: ctx.auditId, tool, identity: ctx.identity, via: ctx.via, ...(proposalId ? { proposal_id: proposalId } : {}),
+        ...(ctx.client?.traceparent ? { traceparent: ctx.client.traceparent } : {}), ...rec,
+      })
       .catch((err: unknown) => {
         throw auditFailed(err);
       });

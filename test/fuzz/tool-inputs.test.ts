@@ -4,7 +4,7 @@
 // Bounded by default; FUZZ_RUNS raises the runs per tool (test:full sets it).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unfenced } from '../../src/tools/render.js';
+import { unfenced } from '../../src/mcp/render.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { argumentsFor } from '../support/schema-arbitrary.js';
 
@@ -30,7 +30,7 @@ describe('fuzzing tool inputs', () => {
         fc.asyncProperty(argumentsFor(tool.inputSchema), async (args) => {
           let r;
           try {
-            r = await h.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 60_000 });
+            r = await h.client.callTool({ name: tool.name, arguments: args }, { timeout: 60_000 });
           } catch (err) {
             failures.push(`${tool.name} ${preview(args)}: client error ${(err as Error).message}`);
             return;

@@ -2,7 +2,7 @@
 // Run with `npm run test:live`; it is not part of `npm test` or `test:full`, and it fails loudly
 // (never skips) when LAB_TARGETS_FILE is not set, because running it is an explicit request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from '../support/mcp-client.js';
 import { loadConfiguration } from '../../src/config/load.js';
 import { envSecretSource } from '../../src/core/secrets.js';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   const { config, problems } = loadConfiguration({ ...process.env, TARGETS_FILE: targetsFile, AUDIT_LOG_PATH: `${dir}/audit.jsonl`, POLICY_FILE: `${dir}/none.yaml` }, process.cwd());
   if (!config) throw new Error(problems.map((p) => `${p.file} ${p.path}: ${p.reason}`).join('\n'));
   runtime = await startRuntime({ config, secrets: envSecretSource(process.env), logger: silentLogger });
-  client = await connectValidatingClient(runtime.built.server, 'live-suite');
+  client = await connectValidatingClient(runtime.built.newSession(), 'live-suite');
 });
 
 afterAll(async () => {
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function call(name: string, args: Record<string, unknown> = {}) {
-  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  const r = await client.callTool({ name, arguments: args }, { timeout: 120_000 });
   expect(r.isError, JSON.stringify(r.content)).not.toBe(true);
   return r.structuredContent as Record<string, unknown>;
 }

@@ -4,7 +4,7 @@
 // and (through the spawned binary) a call in flight when stdin closes still gets its answer.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { startHarness, tempDir } from '../support/harness.js';
@@ -34,12 +34,12 @@ describe('exact errors through a real client', () => {
 
   it('an unknown tool is JSON-RPC error -32602 naming it and pointing at tools/list, with no ENABLE_DESTRUCTIVE hint in the lab', async () => {
     const err = await h.client.callTool({ name: 'delete_vmm', arguments: {} }).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(McpError);
-    expect((err as McpError).code).toBe(-32602);
-    expect((err as McpError).message).toContain("Unknown tool 'delete_vmm'");
-    expect((err as McpError).message).toContain('tools/list');
-    expect((err as McpError).message).toContain("Did you mean 'delete_vm'?");
-    expect((err as McpError).message).not.toContain('ENABLE_DESTRUCTIVE');
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as ProtocolError).code).toBe(-32602);
+    expect((err as ProtocolError).message).toContain("Unknown tool 'delete_vmm'");
+    expect((err as ProtocolError).message).toContain('tools/list');
+    expect((err as ProtocolError).message).toContain("Did you mean 'delete_vm'?");
+    expect((err as ProtocolError).message).not.toContain('ENABLE_DESTRUCTIVE');
   });
 
   it('unknown arguments are invalid_input naming each one and the closest valid name, and nothing runs', async () => {

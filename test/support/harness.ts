@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from './mcp-client.js';
 import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';
@@ -78,7 +78,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     ...(opts.webUi ? { webUi: opts.webUi } : {}),
     ...(opts.deps ?? {}),
   });
-  const client = await connectValidatingClient(built.server, opts.clientName ?? 'test-client');
+  const client = await connectValidatingClient(built.newSession(), opts.clientName ?? 'test-client');
   return {
     client, built, dir, auditPath, policyPath, settings,
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),

@@ -3,7 +3,7 @@
 // speak vim25 SOAP and ZVM REST over https on 127.0.0.1.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from './mcp-client.js';
 import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing/index.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
@@ -87,7 +87,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   // The server answers at once; a test starts once every downstream has come up (or failed to).
   await runtime.downstreamStarted;
-  const client = await connectValidatingClient(runtime.built.server, opts.clientName ?? 'lab-test');
+  const client = await connectValidatingClient(runtime.built.newSession(), opts.clientName ?? 'lab-test');
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),
@@ -102,7 +102,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     },
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
     async call(name, args = {}, callOpts = {}) {
-      const res = await client.callTool({ name, arguments: args }, undefined, {
+      const res = await client.callTool({ name, arguments: args }, {
         timeout: 120_000, resetTimeoutOnProgress: true,
         ...(callOpts.onprogress ? { onprogress: callOpts.onprogress } : {}),
       });

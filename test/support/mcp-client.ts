@@ -1,12 +1,13 @@
-// The MCP client every in-process test talks through. It lists the tools before the first call,
+// The MCP client every in-process test talks through (the SDK v2 client; the 2025 handshake over
+// the in-memory transport, as a stdio client opens). It lists the tools before the first call,
 // so the SDK client validates each structured result against the tool's advertised output
 // schema (and a successful result without structuredContent fails): a tool whose results drift
 // from its declared schema fails every test that calls it, not only the contract test.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { Client, InMemoryTransport, type JsonSchemaValidator, type jsonSchemaValidator } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
+import type { Server } from '@modelcontextprotocol/server';
+
+type JsonSchemaType = Parameters<jsonSchemaValidator['getValidator']>[0];
 
 /**
  * The SDK's own Ajv validator (same options, same checks), compiled once per distinct schema for

@@ -65,7 +65,7 @@ describe('bulk_vm_action cancelled by the caller', () => {
     const p = ok(await slow.call('bulk_vm_action', { target: 'lab-vc1', action: 'delete_all_snapshots', name_regex: '^web-0[12]$' }));
     slow.lab.callLog.clear();
     const abort = new AbortController();
-    const call = slow.client.callTool({ name: 'confirm_action', arguments: { token: p.token as string } }, undefined, { signal: abort.signal });
+    const call = slow.client.callTool({ name: 'confirm_action', arguments: { token: p.token as string } }, { signal: abort.signal });
     await expect.poll(() => slow.lab.callLog.find('vcenter:lab-vc1', 'RemoveAllSnapshots_Task').length, { timeout: 5_000 }).toBe(1);
     abort.abort('stop');
     await expect(call).rejects.toThrow();

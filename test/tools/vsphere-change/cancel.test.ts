@@ -18,7 +18,7 @@ describe('cancellation', () => {
   it('a cancelled clone_vm cancels its vSphere task and creates no VM', async () => {
     const abort = new AbortController();
     const progress: unknown[] = [];
-    const call = h.client.callTool({ name: 'clone_vm', arguments: { target: 'lab-vc1', vm: 'web-01', name: 'never-made' } }, undefined, {
+    const call = h.client.callTool({ name: 'clone_vm', arguments: { target: 'lab-vc1', vm: 'web-01', name: 'never-made' } }, {
       signal: abort.signal, onprogress: (p) => progress.push(p),
     });
     await expect.poll(() => h.lab.callLog.find('vcenter:lab-vc1', 'CloneVM_Task').length, { timeout: 12_000 }).toBe(1);
