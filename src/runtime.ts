@@ -132,7 +132,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     // Imported only here: the SDK's client side (stdio spawn, Streamable HTTP) is for downstream servers.
     const { createGateway } = await import('./downstream/gateway.js');
     gateway = createGateway(config.app.downstream, {
-      logger, ownTools: ownTools.map((t) => t.name),
+      logger, ownTools: ownTools.map((t) => t.name), secrets: () => secrets.knownValues(), pinsPath: stateFile(settings.auditLogPath, 'downstream-pins'),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
     });
   }
@@ -148,6 +148,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   ];
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, central?.catalog ?? new FileCatalogStore(stateFile(settings.auditLogPath, 'catalog')));
   for (const problem of catalog.problems) logger.warn({}, problem);
+  gateway?.useCatalog(catalog);
 
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({

@@ -169,6 +169,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
     inputSchema: Record<string, unknown>;
     outputSchema?: Record<string, unknown>;
     annotations: ReturnType<typeof annotationsOf>;
+    /** The tool's `_meta` in tools/list (the gateway's marking of the downstream's words). */
+    _meta?: Record<string, unknown>;
   };
   /** Renders the outcome instead of the default (the gateway returns a downstream's result as it came). */
   present?: (outcome: ToolOutcome, secrets: readonly string[]) => CallToolResult;
