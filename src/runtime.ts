@@ -58,6 +58,12 @@ export interface Runtime {
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
   /**
+   * Resolves when every downstream server has listed its tools (or failed to), or after
+   * config.json downstream_first_listing_ms, whichever is first; at once without any. The stdio
+   * edge answers the first tools/list after it, so a one-shot client sees the gateway's tools.
+   */
+  firstListing(): Promise<void>;
+  /**
    * Resolves once the cleanup after an earlier run (orphaned FLR sessions, half-written restore
    * files) has ended; never rejects. Nothing waits for it; a shutdown cuts it short.
    */
@@ -193,6 +199,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(central ? { central } : {}),
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
+    firstListing: () => gateway?.firstListing(config.app.downstreamFirstListingMs) ?? Promise.resolve(),
     startupCleanup: cleanedUp,
     async shutdown(reason = 'shutdown') {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.

@@ -3,6 +3,8 @@
 // `$id` in two schemas, a draft-07 `$schema`, blocks that talk to the model, progress forever, its
 // secret in its listing, and a tools/list that never ends. The server stays responsive, the
 // checkpoint is pinned, the text is fenced. Order is proven on the lab's call log, not on timing.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -10,9 +12,8 @@ import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { hostileDownstream, startCallLogSink, type CallLogSink } from '../support/downstream.js';
 import { auditFor, callsSince, errorOf, mark, ok, POST_CHECKPOINT } from '../tools/zerto/support.js';
 import { UNTRUSTED_META_KEY } from '../../src/tools/untrusted.js';
-import { acceptDownstreamChanges } from '../../src/downstream/pins.js';
-import { stateFile } from '../../src/runtime.js';
 
+const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SECRET = 'hostile-secret-7f3a9c';
 const POLICY = `
 defaults:
@@ -88,6 +89,15 @@ describe('hints: the catalog wins, and a hint never turns a change into a read (
     expect(tool.annotations?.readOnlyHint).toBe(false);
   });
 
+  it('a read-hinted tool catalogued at run time is re-declared as a change at once', async () => {
+    const before = (await listed()).find((t) => t.name === 'evil__poisoned')!;
+    expect(before.annotations?.readOnlyHint).toBe(true);
+    ok(await h.call('zerto_add_mutating_tool', { tool: 'evil__poisoned', vm_arg: 'key', note: 'writes after all' }));
+    const after = await until(async () => (await listed()).find((t) => t.name === 'evil__poisoned' && t.annotations?.readOnlyHint === false));
+    expect(after.annotations?.destructiveHint).toBe(true);
+    ok(await h.call('zerto_remove_mutating_tool', { tool: 'evil__poisoned' }));
+  });
+
   it('a change that the downstream later lists as read-only stays a change, and list_downstream reports the flip', async () => {
     ok(await h.call('evil__flip', {}));
     const changed = await until(async () => {
@@ -109,9 +119,10 @@ describe('hints: the catalog wins, and a hint never turns a change into a read (
   });
 
   it('the operator accepts the change (not the model): then the new definition counts, still never less than a change once seen as one', async () => {
-    const pins = stateFile(h.auditPath, 'downstream-pins');
-    const accepted = acceptDownstreamChanges(pins, 'evil', ['set_config']);
-    expect(accepted).toEqual(['set_config']);
+    // The operator's command (the built binary), on the pin file beside the audit log.
+    const run = (...args: string[]) => execFileSync(process.execPath, [BIN, 'downstream', ...args], { env: { PATH: process.env.PATH ?? '', AUDIT_LOG_PATH: h.auditPath }, encoding: 'utf8' });
+    expect(run('changes')).toMatch(/^evil \/ set_config: .*annotations/m);
+    expect(run('accept', 'evil', 'set_config')).toContain("accepted for 'evil': set_config");
     const tool = await until(async () => (await listed()).find((t) => t.name === 'evil__set_config' && t.description?.includes('promise')));
     expect(tool.description).toContain('promise');
     expect(((await status('evil')).changed_tools as unknown[]).length).toBe(0);
