@@ -106,6 +106,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
+  // A dead vCenter is found in the background, not by the first call that waits on it.
+  vsphere?.probeAll();
 
   const locator = vsphere ? createVsphereLocator(vsphere, config.targets.map((t) => t.name)) : undefined;
   let zerto: ZertoServices | undefined;
