@@ -25,6 +25,7 @@ import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
 import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
+import { scopeOfToolCall, type ScopeOfTool } from './tools/tool-scope.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -63,6 +64,8 @@ export interface Runtime {
    * edge answers the first tools/list after it, so a one-shot client sees the gateway's tools.
    */
   firstListing(): Promise<void>;
+  /** The scope a tools/call needs, gateway tools included (HTTP mode's 403 insufficient_scope). */
+  scopeOfTool: ScopeOfTool;
   /**
    * Resolves once the cleanup after an earlier run (orphaned FLR sessions, half-written restore
    * files) has ended; never rejects. Nothing waits for it; a shutdown cuts it short.
@@ -201,6 +204,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(central ? { central } : {}),
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
+    scopeOfTool: scopeOfToolCall(built.tools, gateway ? () => gateway.dynamic.current() : undefined),
     firstListing: () => gateway?.firstListing(config.app.downstreamFirstListingMs) ?? Promise.resolve(),
     startupCleanup: cleanedUp,
     async shutdown(reason = 'shutdown') {
