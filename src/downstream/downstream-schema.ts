@@ -42,7 +42,7 @@ function walk(node: unknown): unknown {
 }
 
 /** Keywords whose value maps names to schemas: the names are data, never keywords. */
-function isSchemaMap(key: string): boolean {
+export function isSchemaMap(key: string): boolean {
   return key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'dependentSchemas';
 }
 

@@ -168,9 +168,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   listing?: {
     inputSchema: Record<string, unknown>;
     outputSchema?: Record<string, unknown>;
-    annotations: ReturnType<typeof annotationsOf>;
-    /** The tool's `_meta` in tools/list (the gateway's marking of the downstream's words). */
-    _meta?: Record<string, unknown>;
+    annotations: Omit<ReturnType<typeof annotationsOf>, 'title'> & { title?: string };
   };
   /** Renders the outcome instead of the default (the gateway returns a downstream's result as it came). */
   present?: (outcome: ToolOutcome, secrets: readonly string[]) => CallToolResult;

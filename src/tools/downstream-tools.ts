@@ -61,7 +61,8 @@ export function downstreamDeclaration(x: ExportedTool, opts: DeclarationOptions 
   // A change may answer with a proposal or a dry run instead of the downstream's result, so
   // only read tools keep the downstream's output schema.
   const outputSchema = readOnly && tool.outputSchema ? openOutputSchema(normalisedSchema(tool.outputSchema as Record<string, unknown>)) : undefined;
-  const text = downstreamListingText(server, tool, { input: advertisedInput(inputSchema, gatewayArgs), ...(outputSchema ? { output: outputSchema } : {}) },
+  // Marked before the gateway's own arguments join it: their descriptions are this server's words.
+  const text = downstreamListingText(server, tool, { input: inputSchema, ...(outputSchema ? { output: outputSchema } : {}) },
     readOnly ? '' : ' Through zerto-rewind: policy-checked, checkpointed when it changes a protected VM, audited.', secrets());
 
   const input = z.looseObject({}).superRefine((value, issue) => {
@@ -85,14 +86,13 @@ export function downstreamDeclaration(x: ExportedTool, opts: DeclarationOptions 
     input,
     output: z.looseObject({}),
     listing: {
-      inputSchema: text.inputSchema,
+      inputSchema: advertisedInput(text.inputSchema, gatewayArgs),
       ...(text.outputSchema ? { outputSchema: text.outputSchema } : {}),
+      // The display name is the tool's title (as for this server's own tools), never repeated here.
       annotations: {
-        title: text.title,
         readOnlyHint: readOnly, destructiveHint: destructive,
         idempotentHint: tool.annotations?.idempotentHint ?? false, openWorldHint: tool.annotations?.openWorldHint ?? true,
       },
-      _meta: text._meta,
     },
     async resolve(args, ctx) {
       if (readOnly) await refuseIfCatalogued(x, ctx, opts);
@@ -266,7 +266,8 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
     title: 'List the downstream MCP servers behind this one',
     description:
       'Lists the MCP servers this server starts and guards (config.json downstream): name, state (starting, ready, restarting, stopped), ' +
-      'tool count, last error, restarts, the VM it is bound to, and tools left out for invalid or colliding names. Their tools are ' +
+      'tool count, last error, restarts, the VM it is bound to, tools left out for invalid or colliding names, and tools whose listing changed ' +
+      'since first seen (held back until the operator accepts them). Their tools are ' +
       'exposed as <server>__<tool>, and every call to them runs this server\'s policy, checkpoint guard and audit.',
     category: 'read',
     surface: 'downstream',
@@ -278,7 +279,10 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
         name: z.string(), state: z.enum(['starting', 'ready', 'restarting', 'stopped']), transport: z.enum(['stdio', 'http']),
         tool_count: z.number(), last_error: z.string().nullable(), restarts: z.number(), vm: z.string().nullable(),
         env_keys: z.array(z.string()).describe('Names of the variables passed to it; values are never shown.'),
+        listing_error: z.string().nullable().describe('Why its last tools/list was refused (too many pages, tools, bytes or too slow); its previous tools are kept.'),
         refused_tools: z.array(z.string()),
+        changed_tools: z.array(z.object({ tool: z.string(), changed: z.array(z.string()), seen_at: z.string() }))
+          .describe('Tools listed differently from their pinned (first-seen) definition: the pinned one stays in force until the operator runs `zerto-rewind-mcp downstream accept`.'),
       })),
     }),
     async resolve() {

@@ -80,7 +80,6 @@ export interface ListedTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: Omit<ReturnType<typeof annotationsOf>, 'title'>;
-  _meta?: Record<string, unknown>;
 }
 
 /** The advertised JSON schemas of a declared tool, as `listed` derives them from its zod schemas. */
@@ -91,8 +90,8 @@ export interface ListedSchemas {
 
 export function listed(tool: AnyTool): ListedTool {
   if (tool.listing) {
-    const { inputSchema, outputSchema, annotations, _meta } = tool.listing;
-    return { name: tool.name, title: tool.title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations, ...(_meta ? { _meta } : {}) };
+    const { inputSchema, outputSchema, annotations } = tool.listing;
+    return { name: tool.name, title: tool.title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations };
   }
   const { inputSchema, outputSchema } = converted.get(tool) ?? listedSchemas(tool);
   return { name: tool.name, title: tool.title, description: tool.description, inputSchema, outputSchema, annotations: hintsOf(tool) };
