@@ -40,6 +40,12 @@ export interface RuntimeOptions {
   perTargetConcurrency?: number;
   /** The clock of proposals' TTL and the rate limits (default Date.now). */
   clock?: () => number;
+  /**
+   * Probe every vSphere target in the background at startup (default true). The test harness turns
+   * it off: its simulated vCenters share the test's event loop, which a loaded machine stalls
+   * past the probe's deadline, so a healthy simulator would start marked down.
+   */
+  probeTargetsAtStart?: boolean;
   /** First restart delay of a downstream server that went down (doubles per attempt); default 500 ms. */
   downstreamBackoffMs?: number;
   /** Central mode: proposals, rate budgets, the audit log, catalog additions and FLR sessions live in this PostgreSQL database. */
@@ -110,7 +116,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
   // A dead vCenter is found in the background, not by the first call that waits on it.
-  vsphere?.probeAll();
+  if (opts.probeTargetsAtStart !== false) vsphere?.probeAll();
 
   const locator = vsphere ? createVsphereLocator(vsphere, config.targets.map((t) => t.name)) : undefined;
   let zerto: ZertoServices | undefined;

@@ -71,12 +71,14 @@ export class TargetBreaker {
    * Probes the target once now, in the background: a timeout marks it down (and backoff probing
    * begins); an answer, or a failure that is fast on its own (refused, a fault), leaves it up.
    */
-  probeAtStart(): void {
+  probeAtStart(onDown?: (err: unknown) => void): void {
     if (this.atStart || this.closed) return;
     this.atStart = this.probe(this.probeTimeoutMs).then(
       () => undefined,
       (err: unknown) => {
-        if (isTimeoutFailure(err)) this.failed(err);
+        if (!isTimeoutFailure(err)) return;
+        this.failed(err);
+        onDown?.(err);
       },
     ).finally(() => {
       this.atStart = undefined;

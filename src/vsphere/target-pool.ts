@@ -129,7 +129,13 @@ export class TargetPool {
 
   /** Probes every target in the background (startup), so a dead one is known before the first call. */
   probeAll(): void {
-    for (const e of this.entries.values()) e.breaker.probeAtStart();
+    for (const e of this.entries.values()) {
+      e.breaker.probeAtStart((err) => {
+        // list_targets says why it starts down.
+        e.lastError = toPublicError(err);
+        this.logger.warn({ target: e.config.name, err: e.lastError.message }, 'vSphere target did not answer the startup probe; marked down, probing it in the background');
+      });
+    }
   }
 
   /** Target names in configuration order. */

@@ -145,6 +145,8 @@ describe('probed at startup', () => {
     // The probe's deadline is 1 s; the bound is loose for a loaded machine, far below 10 s.
     expect(deadAfterMs).toBeLessThan(8_000);
     expect((await pool.status()).find((s) => s.name === 'healthy')!.reachability.state).toBe('up');
+    // list_targets says why it started down.
+    expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout');
   }, 60_000);
 });
 
