@@ -57,6 +57,9 @@ Usage:
   zerto-rewind-mcp --lab      serve MCP against the built-in simulated lab (two vCenters + a ZVM)
   zerto-rewind-mcp audit verify FILE...   check the audit log's hash chain (rotated files oldest first)
   zerto-rewind-mcp audit verify --database-url URL   the same for central mode's audit table (or DATABASE_URL)
+  zerto-rewind-mcp downstream changes | downstream accept SERVER [TOOL...]
+                              list downstream tools listed differently from their pinned
+                              definition; accept the new definition (the model cannot)
   zerto-rewind-mcp check [--lab] [--json]
                               check the configuration: DNS, TCP, TLS, login, API version and clock
                               of every target and Zerto site, then audit log, policy, dashboard

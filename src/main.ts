@@ -41,6 +41,10 @@ async function main(): Promise<number> {
     const { runAuditCommand } = await import('./audit/verify-command.js');
     return runAuditCommand(process.argv.slice(3), (s) => process.stdout.write(s), (s) => process.stderr.write(s), process.env);
   }
+  if (process.argv[2] === 'downstream') {
+    const { runDownstreamCommand } = await import('./downstream/accept-command.js');
+    return runDownstreamCommand(process.argv.slice(3), (s) => process.stdout.write(s), (s) => process.stderr.write(s), process.env);
+  }
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     process.stdout.write(`${HELP}\n`);
@@ -192,6 +196,8 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
     const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
     logger = startedLogger;
     runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: connection.openedSession });
+    // A one-shot client's first tools/list holds the downstream servers that start quickly (bounded).
+    await runtime.firstListing();
     gate.open();
     logger.info({ tools: runtime.built.tools.length, lab }, 'ready');
     return true;

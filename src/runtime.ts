@@ -25,6 +25,7 @@ import type { DashboardHandle } from './dashboard/server.js';
 import { dashboardPorts } from './wiring/dashboard-ports.js';
 import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
+import { scopeOfToolCall, type ScopeOfTool } from './tools/tool-scope.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -39,6 +40,12 @@ export interface RuntimeOptions {
   perTargetConcurrency?: number;
   /** The clock of proposals' TTL and the rate limits (default Date.now). */
   clock?: () => number;
+  /**
+   * Probe every vSphere target in the background at startup (default true). The test harness turns
+   * it off: its simulated vCenters share the test's event loop, which a loaded machine stalls
+   * past the probe's deadline, so a healthy simulator would start marked down.
+   */
+  probeTargetsAtStart?: boolean;
   /** First restart delay of a downstream server that went down (doubles per attempt); default 500 ms. */
   downstreamBackoffMs?: number;
   /** Central mode: proposals, rate budgets, the audit log, catalog additions and FLR sessions live in this PostgreSQL database. */
@@ -59,6 +66,14 @@ export interface Runtime {
   dashboard?: DashboardHandle;
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
+  /**
+   * Resolves when every downstream server has listed its tools (or failed to), or after
+   * config.json downstream_first_listing_ms, whichever is first; at once without any. The stdio
+   * edge answers the first tools/list after it, so a one-shot client sees the gateway's tools.
+   */
+  firstListing(): Promise<void>;
+  /** The scope a tools/call needs, gateway tools included (HTTP mode's 403 insufficient_scope). */
+  scopeOfTool: ScopeOfTool;
   /**
    * Resolves once the cleanup after an earlier run (orphaned FLR sessions, half-written restore
    * files) has ended; never rejects. Nothing waits for it; a shutdown cuts it short.
@@ -103,6 +118,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const vsphere = config.targets.length
     ? new TargetPool(config.targets, { secrets, logger, ...(opts.perTargetConcurrency ? { perTargetConcurrency: opts.perTargetConcurrency } : {}) })
     : undefined;
+  // A dead vCenter is found in the background, not by the first call that waits on it.
+  if (opts.probeTargetsAtStart !== false) vsphere?.probeAll();
 
   const locator = vsphere ? createVsphereLocator(vsphere, config.targets.map((t) => t.name)) : undefined;
   let zerto: ZertoServices | undefined;
@@ -135,7 +152,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     // Imported only here: the SDK's client side (stdio spawn, Streamable HTTP) is for downstream servers.
     const { createGateway } = await import('./downstream/gateway.js');
     gateway = createGateway(config.app.downstream, {
-      logger, ownTools: ownTools.map((t) => t.name),
+      logger, ownTools: ownTools.map((t) => t.name), secrets: () => secrets.knownValues(), pinsPath: stateFile(settings.auditLogPath, 'downstream-pins'),
       ...(opts.downstreamBackoffMs !== undefined ? { backoffMs: opts.downstreamBackoffMs } : {}),
     });
   }
@@ -151,6 +168,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   ];
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, central?.catalog ?? new FileCatalogStore(stateFile(settings.auditLogPath, 'catalog')));
   for (const problem of catalog.problems) logger.warn({}, problem);
+  gateway?.useCatalog(catalog);
 
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
@@ -195,6 +213,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(central ? { central } : {}),
     ...(dashboard ? { dashboard } : {}),
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
+    scopeOfTool: scopeOfToolCall(built.tools, gateway ? () => gateway.dynamic.current() : undefined),
+    firstListing: () => gateway?.firstListing(config.app.downstreamFirstListingMs) ?? Promise.resolve(),
     startupCleanup: cleanedUp,
     async shutdown(reason = 'shutdown') {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.

@@ -45,6 +45,8 @@ export const AppConfigSchema = z
     mutating_tools: z.array(CatalogEntrySchema).default([]),
     restore_dir: z.string().min(1).default('./restored'),
     downstream: z.array(DownstreamEntrySchema).default([]),
+    downstream_first_listing_ms: z.number().int().min(0).max(30_000).default(2_000)
+      .describe('How long the first tools/list waits for the downstream servers to list their tools (a one-shot client sees them); 0: not at all.'),
     // zerto-ai-rewind shorthand: one site, inline credentials.
     zerto_url: z.url({ protocol: /^https?$/ }).optional(),
     username: z.string().optional(),
@@ -73,6 +75,8 @@ export interface AppConfig {
   restoreDir: string;
   /** Downstream MCP servers put behind this one (the gateway), env references expanded. */
   downstream: DownstreamServerConfig[];
+  /** The most the first tools/list waits for downstream servers' first listing. */
+  downstreamFirstListingMs: number;
   /** Variables synthesised from the shorthand's inline credentials, merged into the secret source. */
   inlineCredentials: Record<string, string>;
   warnings: string[];
@@ -123,6 +127,7 @@ export function parseAppConfig(raw: unknown, file: string, env: Record<string, s
       catalog: c.mutating_tools,
       restoreDir: resolveRelative(file, c.restore_dir),
       downstream: downstream.servers,
+      downstreamFirstListingMs: c.downstream_first_listing_ms,
       inlineCredentials,
       warnings,
     },

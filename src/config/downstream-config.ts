@@ -25,9 +25,16 @@ export const DownstreamEntrySchema = z
     tools: z.array(z.string().min(1)).min(1).optional().describe('Allowlist of the downstream tool names to expose; the rest stay hidden.'),
     startup_timeout_seconds: z.number().int().min(1).max(300).default(30),
     call_timeout_seconds: z.number().int().min(1).max(3_600).default(300),
+    call_total_timeout_seconds: z.number().int().min(1).max(86_400).optional()
+      .describe('The most a call may run, progress or not (progress restarts call_timeout_seconds, never this); default 4 x call_timeout_seconds.'),
+    max_tools: z.number().int().min(1).max(2_000).default(300)
+      .describe('A listing with more tools is refused as a whole (the server then exposes its previous tools, or none).'),
   })
   .strict()
-  .refine((d) => (d.command === undefined) !== (d.url === undefined), { message: 'give either command (a stdio server) or url (Streamable HTTP), not both or neither' });
+  .refine((d) => (d.command === undefined) !== (d.url === undefined), { message: 'give either command (a stdio server) or url (Streamable HTTP), not both or neither' })
+  .refine((d) => d.call_total_timeout_seconds === undefined || d.call_total_timeout_seconds >= d.call_timeout_seconds, {
+    message: 'call_total_timeout_seconds bounds the whole call: make it at least call_timeout_seconds', path: ['call_total_timeout_seconds'],
+  });
 
 export type DownstreamEntry = z.infer<typeof DownstreamEntrySchema>;
 
@@ -43,7 +50,14 @@ export interface DownstreamServerConfig {
   tools?: string[];
   startupTimeoutMs: number;
   callTimeoutMs: number;
+  /** The whole call's bound, progress or not. */
+  callTotalTimeoutMs: number;
+  /** A tools/list with more tools is refused. */
+  maxTools: number;
 }
+
+/** A call's total bound when config.json gives none: progress may stretch a call this far. */
+export const TOTAL_TIMEOUT_FACTOR = 4;
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Literal values under these keys are secrets too, although they did not come from a reference. */
@@ -82,6 +96,7 @@ export function expandDownstream(entries: DownstreamEntry[], env: Record<string,
     return {
       name: d.name, args: d.args, env: expanded,
       startupTimeoutMs: d.startup_timeout_seconds * 1000, callTimeoutMs: d.call_timeout_seconds * 1000,
+      callTotalTimeoutMs: (d.call_total_timeout_seconds ?? d.call_timeout_seconds * TOTAL_TIMEOUT_FACTOR) * 1000, maxTools: d.max_tools,
       ...(d.command ? { command: d.command } : {}),
       ...(d.cwd ? { cwd: resolveRelative(file, d.cwd) } : {}),
       ...(d.url ? { url: d.url } : {}),

@@ -24,7 +24,7 @@ export interface LoadedConfig {
 }
 
 export const EMPTY_APP_CONFIG: AppConfig = {
-  sites: [], guard: { checkpointTimeoutMs: 120_000, pollIntervalMs: 2_000 }, catalog: [], restoreDir: './restored', downstream: [], inlineCredentials: {}, warnings: [],
+  sites: [], guard: { checkpointTimeoutMs: 120_000, pollIntervalMs: 2_000 }, catalog: [], restoreDir: './restored', downstream: [], downstreamFirstListingMs: 2_000, inlineCredentials: {}, warnings: [],
 };
 
 /**

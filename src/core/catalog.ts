@@ -38,11 +38,23 @@ export interface AddedCatalogStore {
 }
 
 export class MutatingCatalog {
+  private readonly listeners = new Set<() => void>();
+
   constructor(
     private readonly builtIn: CatalogEntry[],
     private readonly fromConfig: CatalogEntry[],
     private readonly store: AddedCatalogStore,
   ) {}
+
+  /** Called after this process added or removed an entry (the gateway re-declares what it touches). */
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  private changed<T>(result: T): T {
+    for (const l of this.listeners) l();
+    return result;
+  }
 
   get problems(): string[] {
     return this.store.problems;
@@ -62,7 +74,7 @@ export class MutatingCatalog {
 
   async add(entry: CatalogEntry): Promise<ListedCatalogEntry> {
     if (!entry.vm_arg) throw new AppError('invalid_input', `A catalog entry needs vm_arg: without it the guard cannot tell which VM '${entry.tool}' changes.`);
-    return this.store.update((added) => {
+    return this.changed(await this.store.update((added) => {
       const existing = this.listWith(added).find((e) => e.tool === entry.tool);
       if (existing) {
         throw new AppError('invalid_input', `'${entry.tool}' is already catalogued (${existing.source}, vm_arg '${existing.vm_arg}').`, {
@@ -73,11 +85,11 @@ export class MutatingCatalog {
         throw new AppError('invalid_input', `The catalog already holds ${MAX_ADDED} added entries, its limit.`, { hint: 'Remove entries that are no longer needed, or ask the operator to move them into config.json.' });
       }
       return { next: [...added, entry], result: { ...entry, source: 'added' as const, removable: true } };
-    });
+    }));
   }
 
   async remove(tool: string): Promise<ListedCatalogEntry> {
-    return this.store.update((added) => {
+    return this.changed(await this.store.update((added) => {
       const existing = this.listWith(added).find((e) => e.tool === tool);
       if (!existing) throw new AppError('not_found', `'${tool}' is not in the mutating catalog.`, { hint: 'zerto_list_mutating_tools shows the catalog.' });
       if (!existing.removable) {
@@ -86,7 +98,7 @@ export class MutatingCatalog {
         });
       }
       return { next: added.filter((e) => e.tool !== tool), result: existing };
-    });
+    }));
   }
 
   private listWith(added: CatalogEntry[]): ListedCatalogEntry[] {

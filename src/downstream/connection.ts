@@ -10,6 +10,7 @@ import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { VERSION } from '../version.js';
 import type { DownstreamResult, DownstreamTool } from './downstream-tool.js';
+import { listToolsBounded, ListingRefused } from './bounded-listing.js';
 
 export type DownstreamState = 'starting' | 'ready' | 'restarting' | 'stopped';
 
@@ -23,6 +24,8 @@ export interface DownstreamStatus {
   vm: string | null;
   /** Names only: values may be secrets. */
   env_keys: string[];
+  /** Why its last tools/list (after list_changed) was refused; its previous tools are kept. */
+  listing_error: string | null;
 }
 
 export interface ConnectionOptions {
@@ -50,6 +53,10 @@ export class DownstreamConnection {
   private stderrTail = '';
   private readonly listeners = new Set<() => void>();
   private first: Promise<void> | undefined;
+  private listingError: string | null = null;
+  /** A refresh is running; `refreshAgain` is set when list_changed came meanwhile (storms coalesce). */
+  private refreshing = false;
+  private refreshAgain = false;
 
   constructor(readonly config: DownstreamServerConfig, private readonly opts: ConnectionOptions) {}
 
@@ -77,6 +84,7 @@ export class DownstreamConnection {
     return {
       name: this.config.name, state: this.state, transport: this.config.url ? 'http' : 'stdio', tool_count: this.tools.length,
       last_error: this.lastError, restarts: this.restarts, vm: this.config.vm ?? null, env_keys: Object.keys(this.config.env),
+      listing_error: this.listingError,
     };
   }
 
@@ -85,7 +93,9 @@ export class DownstreamConnection {
     if (this.state !== 'ready' || !client) throw this.unavailable();
     try {
       return (await client.callTool({ name: tool, arguments: args }, {
-        signal: opts.signal, timeout: this.config.callTimeoutMs, resetTimeoutOnProgress: true, onprogress: opts.onprogress,
+        // Progress restarts the call's timeout, never its total bound.
+        signal: opts.signal, timeout: this.config.callTimeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: this.config.callTotalTimeoutMs,
+        onprogress: opts.onprogress,
       })) as DownstreamResult;
     } catch (err) {
       throw this.callError(err, opts.signal);
@@ -116,7 +126,7 @@ export class DownstreamConnection {
         timer = setTimeout(() => reject(new Error(`did not answer initialize and tools/list within ${this.config.startupTimeoutMs / 1000}s`)), this.config.startupTimeoutMs);
       });
       await Promise.race([client.connect(transport), timeout]);
-      const tools = await Promise.race([listAll(client), timeout]);
+      const tools = await Promise.race([listToolsBounded(client, this.listingBounds()), timeout]);
       // close() may have run while this attempt was waiting.
       if ((this.state as DownstreamState) === 'stopped') {
         await client.close().catch(() => undefined);
@@ -128,6 +138,7 @@ export class DownstreamConnection {
       this.tools = this.allowed(tools);
       this.state = 'ready';
       this.failedAttempts = 0;
+      this.listingError = null;
       this.opts.logger.info({ downstream: this.config.name, tools: this.tools.length }, 'downstream server ready');
       this.emit();
     } catch (err) {
@@ -181,14 +192,39 @@ export class DownstreamConnection {
   }
 
   private async refresh(client: Client): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
     try {
-      const tools = await listAll(client);
+      do {
+        this.refreshAgain = false;
+        await this.refreshOnce(client);
+      } while (this.refreshAgain && this.client === client);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async refreshOnce(client: Client): Promise<void> {
+    try {
+      const tools = await listToolsBounded(client, this.listingBounds());
       if (this.client !== client) return;
       this.tools = this.allowed(tools);
+      this.listingError = null;
       this.emit();
     } catch (err) {
-      this.opts.logger.warn({ downstream: this.config.name, err: String(err) }, 'could not list tools after list_changed');
+      if (this.client !== client) return;
+      // Its previous tools stay; list_downstream says why the new listing was not taken.
+      this.listingError = err instanceof ListingRefused ? err.message : `tools/list failed: ${(err as Error).message}`;
+      this.opts.logger.warn({ downstream: this.config.name, reason: this.listingError }, 'could not list tools after list_changed; keeping the previous ones');
+      this.emit();
     }
+  }
+
+  private listingBounds() {
+    return { maxTools: this.config.maxTools, timeoutMs: this.config.startupTimeoutMs };
   }
 
   private allowed(tools: DownstreamTool[]): DownstreamTool[] {
@@ -239,15 +275,4 @@ export class DownstreamConnection {
     if (this.state !== 'ready') return this.unreachable((err as Error).message);
     return new AppError('task_failed', `The call to downstream server '${this.config.name}' failed: ${(err as Error).message}`, { details: { downstream: this.config.name } });
   }
-}
-
-async function listAll(client: Client): Promise<DownstreamTool[]> {
-  const out: DownstreamTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    out.push(...(page.tools as DownstreamTool[]));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
 }

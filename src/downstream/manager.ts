@@ -2,18 +2,24 @@
 // them (each bounded by its own timeout), their tools re-exported as `<server>__<tool>` as each
 // comes up, kept current as they restart or send list_changed. Collisions were ruled out from the
 // configuration (naming.ts, configNamingProblems) before any server started; a tool name only a
-// running server reveals as unusable is left out, logged and shown by list_downstream.
+// running server reveals as unusable is left out, logged and shown by list_downstream. Each tool
+// is exported with its pinned definition (pins.ts), and as a read only when its pin, its listing
+// and the mutating-tool catalog all say it is one.
 import type { DownstreamTool } from './downstream-tool.js';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { Logger } from '../core/logger.js';
 import { DownstreamConnection, type DownstreamStatus } from './connection.js';
 import { configNamingProblems, exportedName, namingProblems, SEPARATOR, type NamingProblem } from './naming.js';
+import { DownstreamPins, type ChangedTool } from './pins.js';
 
 export interface ExportedTool {
   /** `<server>__<tool>`, the name clients call. */
   name: string;
   server: string;
+  /** The pinned definition (what is advertised and enforced). */
   tool: DownstreamTool;
+  /** Whether it runs as a read: pin, listing and catalog agree that it is one. */
+  readOnly: boolean;
   connection: DownstreamConnection;
 }
 
@@ -21,6 +27,8 @@ export interface ManagerOptions {
   logger: Logger;
   /** Names of this server's own tools: a downstream tool may not take one. */
   taken: ReadonlySet<string>;
+  /** First-sight definitions; default: in memory. */
+  pins?: DownstreamPins;
   backoffMs?: number;
   maxBackoffMs?: number;
 }
@@ -35,6 +43,8 @@ export class DownstreamStartupError extends Error {
 export interface DownstreamListing extends DownstreamStatus {
   /** Downstream tools left out because their exported name was invalid or taken. */
   refused_tools: string[];
+  /** Tools listed differently from their pinned definition: held back until the operator accepts. */
+  changed_tools: ChangedTool[];
 }
 
 export class DownstreamManager {
@@ -42,8 +52,12 @@ export class DownstreamManager {
   private current: ExportedTool[] = [];
   private refused: NamingProblem[] = [];
   private readonly listeners = new Set<() => void>();
+  private readonly pins: DownstreamPins;
+  /** Exported names the mutating-tool catalog lists, as last read (the catalog is async, declarations are not). */
+  private catalogued = new Set<string>();
 
   constructor(configs: DownstreamServerConfig[], private readonly opts: ManagerOptions) {
+    this.pins = opts.pins ?? new DownstreamPins(undefined);
     this.connections = configs.map((c) => new DownstreamConnection(c, {
       logger: opts.logger,
       ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
@@ -98,6 +112,7 @@ export class DownstreamManager {
     return this.connections.map((c) => ({
       ...c.status(),
       refused_tools: this.refused.filter((p) => p.server === c.config.name).map((p) => p.tool),
+      changed_tools: this.pins.changed(c.config.name),
     }));
   }
 
@@ -110,22 +125,40 @@ export class DownstreamManager {
     await Promise.all(this.connections.map((c) => c.close()));
   }
 
+  /** The catalog's downstream entries changed (or were read afresh): re-declare what they touch. */
+  setCatalogued(names: Iterable<string>): void {
+    const next = new Set(names);
+    if (next.size === this.catalogued.size && [...next].every((n) => this.catalogued.has(n))) return;
+    this.catalogued = next;
+    this.recompute();
+  }
+
+  /** The pin file changed on disk (an operator accepted a change): apply it. */
+  pinsChanged(): void {
+    if (this.pins.reload()) this.recompute(true);
+  }
+
   private pairs() {
     return this.connections.flatMap((c) => c.listTools().map((t) => ({ server: c.config.name, tool: t.name })));
   }
 
-  private recompute(): void {
+  private recompute(force = false): void {
     const problems = namingProblems(this.pairs(), this.opts.taken);
     const refusedKey = new Set(problems.map((p) => `${p.server}\u0000${p.tool}`));
     for (const p of problems) {
       if (!this.refused.some((r) => r.server === p.server && r.tool === p.tool)) this.opts.logger.error({ downstream: p.server, tool: p.tool }, `downstream tool left out: ${p.reason}`);
     }
     this.refused = problems;
-    const next: ExportedTool[] = this.connections.flatMap((c) => c.listTools()
-      .filter((t) => !refusedKey.has(`${c.config.name}\u0000${t.name}`))
-      .map((t) => ({ name: exportedName(c.config.name, t.name), server: c.config.name, tool: t, connection: c })));
+    const next: ExportedTool[] = this.connections.flatMap((c) => {
+      const usable = c.listTools().filter((t) => !refusedKey.has(`${c.config.name}\u0000${t.name}`));
+      return this.pins.reconcile(c.config.name, usable).map(({ tool, readOnly }) => {
+        const name = exportedName(c.config.name, tool.name);
+        return { name, server: c.config.name, tool, readOnly: readOnly && !this.catalogued.has(name), connection: c };
+      });
+    });
     // A restart re-lists the same tools: only a real difference is announced to the client.
-    const changed = next.length !== this.current.length || next.some((t, i) => t.name !== this.current[i]!.name || JSON.stringify(t.tool) !== JSON.stringify(this.current[i]!.tool));
+    const changed = force || next.length !== this.current.length ||
+      next.some((t, i) => t.name !== this.current[i]!.name || t.readOnly !== this.current[i]!.readOnly || JSON.stringify(t.tool) !== JSON.stringify(this.current[i]!.tool));
     this.current = next;
     if (changed) for (const l of this.listeners) l();
   }

@@ -3,20 +3,13 @@
 // main.ts imports this module dynamically, so stdio never loads it (nor jose).
 import type { Runtime } from '../runtime.js';
 import type { Logger } from '../core/logger.js';
-import { requiredScope, type Scope } from '../core/scopes.js';
 import { startMcpHttp, type McpHttpHandle } from '../mcp/mcp-http-server.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { HttpConfig } from './http-config.js';
 import { healthRoute, type ReadinessCheck } from './health.js';
 
 export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Logger): Promise<McpHttpHandle> {
-  const byName = new Map(runtime.built.tools.map((t) => [t.name, t]));
-  const scopeOfTool = (name: string): Scope | undefined => {
-    // The proposal's own scope is checked again by the pipeline when it runs.
-    if (name === 'confirm_action' || name === 'cancel_action') return 'vsphere:change';
-    const tool = byName.get(name);
-    return tool ? requiredScope(tool) : undefined;
-  };
+  const scopeOfTool = runtime.scopeOfTool;
   const oauth = config.oauth;
   const auth = oauth && {
     issuer: oauth.issuer,

@@ -183,7 +183,7 @@ function guestfsDownstream(root: string): DownstreamServerConfig {
     // The allowlist keeps the lab's default tools/list inside the context budget (README
     // "Toolsets"): what the demo and a first-time user need to read, edit and write guest files.
     tools: GUESTFS_TOOLS,
-    startupTimeoutMs: 30_000, callTimeoutMs: 60_000,
+    startupTimeoutMs: 30_000, callTimeoutMs: 60_000, callTotalTimeoutMs: 240_000, maxTools: 300,
   };
 }
 

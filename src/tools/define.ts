@@ -171,7 +171,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   listing?: {
     inputSchema: Record<string, unknown>;
     outputSchema?: Record<string, unknown>;
-    annotations: ReturnType<typeof annotationsOf>;
+    annotations: Omit<ReturnType<typeof annotationsOf>, 'title'> & { title?: string };
   };
   /**
    * Renders the outcome instead of the default (the gateway returns a downstream's result as it

@@ -9,21 +9,29 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import { vmsFromArgs } from '../core/catalog.js';
-import type { GuardOutcome, GuardVm } from '../core/guard.js';
+import type { GuardVm } from '../core/guard.js';
+import { redactString } from '../core/redact.js';
+import { compileSchemaCheck, normalisedSchema, type SchemaCheck } from '../downstream/downstream-schema.js';
 import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
-import { compileJsonSchema, type DownstreamResult, type DownstreamTool, type SchemaCheck } from '../downstream/downstream-tool.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
-import type { Renderer, ToolResult } from './tool-result.js';
-import type { ToolOutcome } from './pipeline-call.js';
-import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from './untrusted.js';
+import type { DownstreamTool } from '../downstream/downstream-tool.js';
+import { downstreamListingText } from './downstream-listing.js';
+import { presentDownstreamResult } from './downstream-result.js';
+import { quoted } from './quote.js';
 
 /** Arguments the gateway adds to a downstream tool (unless the tool has its own of that name); never forwarded. */
 const GATEWAY_ARGS = {
   override: OverrideArg,
   change_id: ChangeIdArg.optional(),
 };
-const META_KEY = 'zerto-rewind/gateway';
+
+export interface DeclarationOptions {
+  /** Known secret values, cut out of the listing and of relayed progress messages. */
+  secrets?: () => readonly string[];
+  /** A read-declared tool turned out catalogued: the gateway re-declares it as a change. */
+  onCatalogued?: (name: string) => void;
+}
 
 /**
  * Reads of a bound server only need the VM's vSphere target for the policy decision; finding it
@@ -40,16 +48,23 @@ interface Bound {
   why: 'catalog' | 'bound' | 'unlisted' | 'read';
 }
 
-export function downstreamDeclaration(x: ExportedTool): AnyTool {
-  const { tool, server, connection } = x;
-  const readOnly = tool.annotations?.readOnlyHint === true;
+export function downstreamDeclaration(x: ExportedTool, opts: DeclarationOptions = {}): AnyTool {
+  const { tool, server, connection, readOnly } = x;
+  const secrets = opts.secrets ?? (() => []);
   // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise.
   const destructive = !readOnly && tool.annotations?.destructiveHint !== false;
-  const ownProps = new Set(Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>));
+  const inputSchema = normalisedSchema(tool.inputSchema as Record<string, unknown>);
+  const ownProps = new Set(Object.keys((inputSchema.properties ?? {}) as Record<string, unknown>));
   const gatewayArgs = readOnly ? [] : Object.keys(GATEWAY_ARGS).filter((k) => !ownProps.has(k));
   const readLocations = readLocationsOf.get(connection) ?? new Map();
   readLocationsOf.set(connection, readLocations);
-  const validate = compileInputSchema(tool);
+  const validate = compileInputSchema(tool.name, inputSchema);
+  // A change may answer with a proposal or a dry run instead of the downstream's result, so
+  // only read tools keep the downstream's output schema.
+  const outputSchema = readOnly && tool.outputSchema ? openOutputSchema(normalisedSchema(tool.outputSchema as Record<string, unknown>)) : undefined;
+  // Marked before the gateway's own arguments join it: their descriptions are this server's words.
+  const text = downstreamListingText(server, tool, { input: inputSchema, ...(outputSchema ? { output: outputSchema } : {}) },
+    readOnly ? '' : ' Through zerto-rewind: policy-checked, checkpointed when it changes a protected VM, audited.', secrets());
 
   const input = z.looseObject({}).superRefine((value, issue) => {
     const res = validate(stripGatewayArgs(value, gatewayArgs));
@@ -62,8 +77,8 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
 
   const declaration = defineTool({
     name: x.name,
-    title: tool.title ?? tool.annotations?.title ?? `${server}: ${tool.name}`,
-    description: `[${server}] ${tool.description ?? tool.name}${readOnly ? '' : ' (Through zerto-rewind: policy-checked, checkpointed when it changes a protected VM, audited.)'}`,
+    title: text.title,
+    description: text.description,
     category: readOnly ? 'read' : 'mutate',
     surface: 'downstream',
     toolset: 'downstream',
@@ -72,24 +87,24 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
     input,
     output: z.looseObject({}),
     listing: {
-      inputSchema: advertisedInput(tool, gatewayArgs),
-      // A change may answer with a proposal or a dry run instead of the downstream's result, so
-      // only read tools keep the downstream's output schema.
-      ...(readOnly && tool.outputSchema ? { outputSchema: openOutputSchema(tool.outputSchema as Record<string, unknown>) } : {}),
+      inputSchema: advertisedInput(text.inputSchema, gatewayArgs),
+      ...(text.outputSchema ? { outputSchema: text.outputSchema } : {}),
+      // The display name is the tool's title (as for this server's own tools), never repeated here.
       annotations: {
-        title: tool.annotations?.title ?? tool.title ?? `${server}: ${tool.name}`,
         readOnlyHint: readOnly, destructiveHint: destructive,
         idempotentHint: tool.annotations?.idempotentHint ?? false, openWorldHint: tool.annotations?.openWorldHint ?? true,
       },
     },
     async resolve(args, ctx) {
+      if (readOnly) await refuseIfCatalogued(x, ctx, opts);
       return resolveCall(x, args, ctx, readLocations);
     },
     async execute(args, _resolution, ctx) {
       const forwarded = stripGatewayArgs(args, gatewayArgs);
       const result = await connection.call(tool.name, forwarded, {
         signal: ctx.signal,
-        onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
+        // The downstream's words, relayed: its secrets are cut out as from its results.
+        onprogress: (p) => ctx.progress(p.progress, p.total, p.message === undefined ? undefined : redactString(p.message, secrets())),
       });
       return { downstream: server, downstream_tool: tool.name, is_error: result.isError === true, result };
     },
@@ -99,30 +114,43 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
     async dryRun(args) {
       return { would: `forward '${tool.name}' to downstream server '${server}' with ${JSON.stringify(stripGatewayArgs(args, gatewayArgs)).slice(0, 300)}` };
     },
-    present: (outcome, secrets, render) => present(x, outcome, secrets, render),
+    present: (outcome, known, render) => presentDownstreamResult(x, outcome, known, render),
   });
   return declaration as AnyTool;
 }
 
 /**
- * A validator for the downstream's input schema. A schema the validator cannot compile fails
- * closed: every call is refused as invalid input, saying why, rather than forwarded unchecked.
+ * A validator for the downstream's input schema, its own (no `$id` is shared between tools), with
+ * patterns in linear time. A schema it cannot compile fails closed: every call is refused as
+ * invalid input, saying why, rather than forwarded unchecked.
  */
-function compileInputSchema(tool: DownstreamTool): SchemaCheck {
-  const schema: Record<string, unknown> = { ...tool.inputSchema };
-  // The meta-schema version is the downstream's business; the validator checks the keywords.
-  delete schema.$schema;
+function compileInputSchema(name: string, schema: Record<string, unknown>): SchemaCheck {
   try {
-    return compileJsonSchema(schema);
+    return compileSchemaCheck(schema);
   } catch (err) {
-    const why = `the downstream's input schema for '${tool.name}' cannot be compiled (${(err as Error).message}), so no call to it is forwarded`;
+    const why = `the downstream's input schema for '${name}' cannot be compiled (${(err as Error).message}), so no call to it is forwarded`;
     return () => ({ valid: false, errorMessage: why });
   }
 }
 
+/**
+ * The catalog wins over hints: a tool its server calls read-only but the catalog lists (added
+ * since it was declared, perhaps by another instance) is re-declared as a change, and this call is
+ * refused unforwarded, to be made again through the guard. An unreachable catalog leaves the
+ * declaration as it is (built from the catalog as last read).
+ */
+async function refuseIfCatalogued(x: ExportedTool, ctx: CallContext, opts: DeclarationOptions): Promise<void> {
+  const entry = await ctx.services.ext.catalog?.find(x.name).catch(() => undefined);
+  if (!entry) return;
+  opts.onCatalogued?.(x.name);
+  throw new AppError('invalid_state', `'${x.name}' is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
+    retryable: true, hint: 'Call it again: it now runs through the checkpoint guard.',
+  });
+}
+
 /** What the call touches: the bound or named VM(s), their vSphere target, and what guards it. */
 async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readLocations: LocationCache): Promise<Resolution> {
-  const readOnly = x.tool.annotations?.readOnlyHint === true;
+  const readOnly = x.readOnly;
   const bound = await boundVms(x, args, ctx, readOnly);
   const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
@@ -141,7 +169,8 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
   return {
     targets: [target],
     affected,
-    summary: `${x.tool.name} on downstream server '${x.server}'${located.length ? ` (changes VM ${located.map((l) => `'${l.name}'`).join(', ')})` : ''}`,
+    // Names are JSON-quoted: a VM name from the arguments stays one name in the sentence a human approves.
+    summary: `${x.tool.name} on downstream server ${quoted(x.server)}${located.length ? ` (changes VM ${located.map((l) => quoted(l.name)).join(', ')})` : ''}`,
     downstream: { server: x.server, unguarded: bound.why === 'unlisted' },
   };
 }
@@ -207,9 +236,7 @@ function stripGatewayArgs(args: Record<string, unknown>, gatewayArgs: string[]):
   return out;
 }
 
-function advertisedInput(tool: DownstreamTool, gatewayArgs: string[]): Record<string, unknown> {
-  const schema: Record<string, unknown> = { ...tool.inputSchema };
-  delete schema.$schema;
+function advertisedInput(schema: Record<string, unknown>, gatewayArgs: string[]): Record<string, unknown> {
   if (gatewayArgs.length === 0) return schema;
   const extra = z.toJSONSchema(z.object(Object.fromEntries(gatewayArgs.map((k) => [k, GATEWAY_ARGS[k as keyof typeof GATEWAY_ARGS]]))), { io: 'input' }) as { properties: Record<string, unknown> };
   return { ...schema, type: 'object', properties: { ...((schema.properties ?? {}) as Record<string, unknown>), ...extra.properties } };
@@ -222,41 +249,6 @@ function splitAjvErrors(text: string): Array<{ path: string[]; message: string }
     if (!m) return { path: [], message: part };
     return { path: (m[1] ?? '').split('/').filter(Boolean), message: m[2]! };
   });
-}
-
-/**
- * The downstream's result, as data: each text block becomes a JSON string in one fence, its
- * structuredContent keeps every field and gains the `_untrusted` marking (all its strings are the
- * other server's), then one fenced line and the checkpoint facts in _meta. Other blocks (images,
- * resources) pass as they came. Proposals, dry runs and errors render as for any tool.
- */
-function present(x: ExportedTool, outcome: ToolOutcome, secrets: readonly string[], render: Renderer<ToolOutcome>): ToolResult {
-  if (!outcome.ok || !outcome.value.result) return render(outcome, secrets);
-  const value = render(outcome, secrets).structuredContent as { result: DownstreamResult; checkpoint?: GuardOutcome; audit_id?: string };
-  const result = value.result;
-  const cp = value.checkpoint;
-  const facts = {
-    downstream: x.server, tool: x.tool.name, ...(value.audit_id ? { audit_id: value.audit_id } : {}),
-    ...(cp ? { checkpoint: { status: cp.status, tag: cp.tag ?? null, vpgs: [...new Set(cp.checkpoints.map((c) => c.vpg))], change_id: cp.change_id, message: cp.message } } : {}),
-  };
-  // The line names VMs and VPGs, which are upstream text as well.
-  const line = cp ? `[zerto-rewind] ${cp.message}` : undefined;
-  const fence = newFenceId();
-  const structured = result.structuredContent;
-  const mark = markOf(structured ?? (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')), fence, true);
-  const content = [...(result.content ?? []), ...(line ? [{ type: 'text' as const, text: line }] : [])]
-    .map((c) => (c.type === 'text' ? { ...c, text: fenced(JSON.stringify(c.text), fence) } : c));
-  return {
-    ...result,
-    content,
-    // Only an object can take the marking as a field; anything else keeps it in _meta alone.
-    ...(isPlainObject(structured) ? { structuredContent: withMark(structured, mark) } : {}),
-    _meta: { ...(result._meta ?? {}), [META_KEY]: facts, [UNTRUSTED_META_KEY]: mark },
-  };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -275,7 +267,8 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
     title: 'List the downstream MCP servers behind this one',
     description:
       'Lists the MCP servers this server starts and guards (config.json downstream): name, state (starting, ready, restarting, stopped), ' +
-      'tool count, last error, restarts, the VM it is bound to, and tools left out for invalid or colliding names. Their tools are ' +
+      'tool count, last error, restarts, the VM it is bound to, tools left out for invalid or colliding names, and tools whose listing changed ' +
+      'since first seen (held back until the operator accepts them). Their tools are ' +
       'exposed as <server>__<tool>, and every call to them runs this server\'s policy, checkpoint guard and audit.',
     category: 'read',
     surface: 'downstream',
@@ -287,7 +280,10 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
         name: z.string(), state: z.enum(['starting', 'ready', 'restarting', 'stopped']), transport: z.enum(['stdio', 'http']),
         tool_count: z.number(), last_error: z.string().nullable(), restarts: z.number(), vm: z.string().nullable(),
         env_keys: z.array(z.string()).describe('Names of the variables passed to it; values are never shown.'),
+        listing_error: z.string().nullable().describe('Why its last tools/list was refused (too many pages, tools, bytes or too slow); its previous tools are kept.'),
         refused_tools: z.array(z.string()),
+        changed_tools: z.array(z.object({ tool: z.string(), changed: z.array(z.string()), seen_at: z.string() }))
+          .describe('Tools listed differently from their pinned (first-seen) definition: the pinned one stays in force until the operator runs `zerto-rewind-mcp downstream accept`.'),
       })),
     }),
     async resolve() {
@@ -300,6 +296,6 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
 }
 
 /** Every current downstream tool as a declaration. */
-export function downstreamDeclarations(manager: DownstreamManager): AnyTool[] {
-  return manager.tools().map((x) => downstreamDeclaration(x));
+export function downstreamDeclarations(manager: DownstreamManager, opts: DeclarationOptions = {}): AnyTool[] {
+  return manager.tools().map((x) => downstreamDeclaration(x, opts));
 }

@@ -6,6 +6,9 @@
 // end of each backoff window, which doubles while the target stays dead. The first probe or call
 // that succeeds closes the breaker. Refused connections and faults do not trip it: they answer fast
 // on their own. A task still running past our wait, or the caller's own abort, are not failures.
+// At startup every target is probed once in the background (`probeAtStart`): a target that does
+// not answer within the probe deadline starts down, so the first call after a start costs at most
+// what remains of that probe, not a connect timeout (10 s and more) per dead vCenter.
 
 import { AppError } from '../core/errors.js';
 
@@ -41,6 +44,8 @@ export class TargetBreaker {
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
   private closed = false;
+  /** The startup probe while it runs; calls wait for its verdict (bounded by its deadline). */
+  private atStart: Promise<void> | undefined;
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
   readonly probeTimeoutMs: number;
@@ -60,6 +65,29 @@ export class TargetBreaker {
 
   get isDown(): boolean {
     return this.downSince !== undefined;
+  }
+
+  /**
+   * Probes the target once now, in the background: a timeout marks it down (and backoff probing
+   * begins); an answer, or a failure that is fast on its own (refused, a fault), leaves it up.
+   */
+  probeAtStart(onDown?: (err: unknown) => void): void {
+    if (this.atStart || this.closed) return;
+    this.atStart = this.probe(this.probeTimeoutMs).then(
+      () => undefined,
+      (err: unknown) => {
+        if (!isTimeoutFailure(err)) return;
+        this.failed(err);
+        onDown?.(err);
+      },
+    ).finally(() => {
+      this.atStart = undefined;
+    });
+  }
+
+  /** Resolves once no startup probe is in flight (at once when none is). */
+  async settled(): Promise<void> {
+    await this.atStart;
   }
 
   /** Throws the immediate `unreachable` while the target is down. */
@@ -97,6 +125,7 @@ export class TargetBreaker {
   /** Stops probing (shutdown). */
   close(): void {
     this.closed = true;
+    this.atStart = undefined;
     this.clearTimer();
   }
 

@@ -127,6 +127,17 @@ export class TargetPool {
     }
   }
 
+  /** Probes every target in the background (startup), so a dead one is known before the first call. */
+  probeAll(): void {
+    for (const e of this.entries.values()) {
+      e.breaker.probeAtStart((err) => {
+        // list_targets says why it starts down.
+        e.lastError = toPublicError(err);
+        this.logger.warn({ target: e.config.name, err: e.lastError.message }, 'vSphere target did not answer the startup probe; marked down, probing it in the background');
+      });
+    }
+  }
+
   /** Target names in configuration order. */
   names(): string[] {
     return [...this.entries.keys()];
@@ -163,6 +174,9 @@ export class TargetPool {
    */
   async run<T>(name: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const e = this.entry(name);
+    // A startup probe still deciding whether the target answers at all: its verdict comes within
+    // its own short deadline, sooner than a connect timeout would.
+    await e.breaker.settled();
     e.breaker.check();
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const deadline = new AbortController();

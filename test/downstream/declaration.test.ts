@@ -12,10 +12,10 @@ import type { PolicyFile } from '../../src/config/policy-file.js';
 import { listed } from '../../src/tools/registry.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 
-const connection = new DownstreamConnection({ name: 'srv', command: 'unused', args: [], env: {}, startupTimeoutMs: 1_000, callTimeoutMs: 1_000 }, { logger: silentLogger });
+const connection = new DownstreamConnection({ name: 'srv', command: 'unused', args: [], env: {}, startupTimeoutMs: 1_000, callTimeoutMs: 1_000, callTotalTimeoutMs: 4_000, maxTools: 300 }, { logger: silentLogger });
 
 function declare(tool: Tool) {
-  return { decl: downstreamDeclaration({ name: `srv__${tool.name}`, server: 'srv', tool, connection }) };
+  return { decl: downstreamDeclaration({ name: `srv__${tool.name}`, server: 'srv', tool, readOnly: tool.annotations?.readOnlyHint === true, connection }) };
 }
 
 function policyFrom(yaml: string): PolicyFile {

@@ -132,7 +132,7 @@ describe('startup does not wait for a downstream', () => {
 
 describe('a downstream that does not start', () => {
   it('is reported by list_downstream and retried; the rest of the server runs', async () => {
-    const broken: DownstreamServerConfig = { name: 'broken', command: process.execPath, args: ['-e', 'process.stderr.write("cannot start: missing thing\\n"); process.exit(2)'], env: {}, startupTimeoutMs: 5_000, callTimeoutMs: 5_000 };
+    const broken: DownstreamServerConfig = { name: 'broken', command: process.execPath, args: ['-e', 'process.stderr.write("cannot start: missing thing\\n"); process.exit(2)'], env: {}, startupTimeoutMs: 5_000, callTimeoutMs: 5_000, callTotalTimeoutMs: 20_000, maxTools: 300 };
     const { client } = await start(configWith([broken, testDownstream('fine')]));
     const res = await client.callTool({ name: 'list_downstream', arguments: {} });
     const servers = (res.structuredContent as { servers: Array<Record<string, any>> }).servers;
@@ -168,7 +168,7 @@ describe('a Streamable HTTP downstream (url)', () => {
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-      const { client } = await start(configWith([{ name: 'web', url, args: [], env: {}, startupTimeoutMs: 10_000, callTimeoutMs: 10_000 }]));
+      const { client } = await start(configWith([{ name: 'web', url, args: [], env: {}, startupTimeoutMs: 10_000, callTimeoutMs: 10_000, callTotalTimeoutMs: 40_000, maxTools: 300 }]));
       const hello = await client.callTool({ name: 'web__hello', arguments: { who: 'gateway' } });
       expect(asSent(hello).content).toEqual([{ type: 'text', text: 'hello gateway' }]);
       const change = await client.callTool({ name: 'web__change', arguments: {} });

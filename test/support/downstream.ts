@@ -40,8 +40,20 @@ export function testDownstream(name: string, opts: { vm?: string; tools?: string
   return {
     name, command: process.execPath, args: [TEST_SERVER],
     env: { SERVER_LABEL: name, ...(opts.sink ? { CALL_LOG_URL: opts.sink.url } : {}), ...(opts.env ?? {}) },
-    startupTimeoutMs: 20_000, callTimeoutMs: 30_000,
+    startupTimeoutMs: 20_000, callTimeoutMs: 30_000, callTotalTimeoutMs: 120_000, maxTools: 300,
     ...(opts.vm ? { vm: opts.vm } : {}),
     ...(opts.tools ? { tools: opts.tools } : {}),
+  };
+}
+
+export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-downstream-server.mjs', import.meta.url));
+
+/** The hostile downstream (hostile-downstream-server.mjs) as a downstream entry. */
+export function hostileDownstream(name: string, opts: { vm?: string; env?: Record<string, string>; sink?: CallLogSink; callTimeoutMs?: number; startupTimeoutMs?: number } = {}): DownstreamServerConfig {
+  return {
+    ...testDownstream(name, { ...(opts.vm ? { vm: opts.vm } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.sink ? { sink: opts.sink } : {}) }),
+    args: [HOSTILE_SERVER],
+    ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs, callTotalTimeoutMs: opts.callTimeoutMs * 4 } : {}),
+    ...(opts.startupTimeoutMs ? { startupTimeoutMs: opts.startupTimeoutMs } : {}),
   };
 }

@@ -77,6 +77,9 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
     runtime = await startRuntime({
       config: lab.config, secrets, logger: opts.logger ?? silentLogger,
       extraTools: [...lab.extraTools, ...(opts.extraTools ?? [])], extraBuiltInCatalog: lab.extraBuiltInCatalog,
+      // The simulators run on this process's event loop (see RuntimeOptions.probeTargetsAtStart);
+      // startup probes are tested on their own in test/vsphere/target-breaker.test.ts.
+      probeTargetsAtStart: false,
       ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.downstreamBackoffMs !== undefined ? { downstreamBackoffMs: opts.downstreamBackoffMs } : {}),

@@ -39,6 +39,15 @@ describe('the marking', () => {
     expect(markOf(value, 'f').fields).toEqual(['results[].ok.name', 'results[].ok.guest_ips[]', 'results[].ok.disks[].label', 'results[].error.message']);
   });
 
+  it("leaves this server's own words out: its hints, rule and tool names, configured site and downstream names", () => {
+    const value = {
+      tool: 'evil__set_config', downstream: 'evil', downstream_tool: 'set_config',
+      checkpoint: { checkpoints: [{ vpg: 'vpg-app', site: 'lab-zvm', vm: 'app-01' }] },
+      error: { code: 'policy_denied', message: "VM 'app-01' is protected", hint: 'Pass override=true.', rule: 'no-prod' },
+    };
+    expect(markOf(value, 'f').fields).toEqual(['downstream_tool', 'checkpoint.checkpoints[].vpg', 'checkpoint.checkpoints[].vm', 'error.message']);
+  });
+
   it('marks every string of a downstream value, whatever its keys', () => {
     expect(markOf({ status: 'x', moid: 'y', n: 1 }, 'f', true).fields).toEqual(['status', 'moid']);
   });

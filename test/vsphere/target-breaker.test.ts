@@ -111,6 +111,45 @@ describe('a target that accepts TCP and never answers', () => {
   }, 60_000);
 });
 
+describe('probed at startup', () => {
+  let lab: LabVcenterHandle;
+  let hole: Awaited<ReturnType<typeof blackHole>>;
+  let pool: TargetPool;
+
+  beforeAll(async () => {
+    lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+    hole = await blackHole(lab.port);
+    const target = (name: string, port: number): TargetConfig => ({
+      name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+    });
+    pool = new TargetPool([target('healthy', Number(new URL(lab.url).port)), target('dead', hole.port)], {
+      secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+    });
+  });
+  afterAll(async () => {
+    await pool?.closeAll();
+    hole?.server.close();
+    await lab?.close();
+  });
+
+  it('the first fan-out after start: the dead slot answers unreachable within the probe deadline, not the call deadline; the healthy slot has its VMs', async () => {
+    pool.probeAll();
+    const started = Date.now();
+    // Without the startup probe the dead slot would hold this call for its 30 s deadline (or undici's 10 s connect timeout).
+    const [slots, deadAfterMs] = await Promise.all([
+      pool.fanOut(['healthy', 'dead'], (c, _t, call) => c.listVms(call), { timeoutMs: 30_000 }),
+      pool.run('dead', (c, call) => c.listVms(call), { timeoutMs: 30_000 }).then(() => Infinity, () => Date.now() - started),
+    ]);
+    expect(slots[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
+    expect(slots[1]).toMatchObject({ target: 'dead', error: { code: 'unreachable', details: { breaker: 'open' } } });
+    // The probe's deadline is 1 s; the bound is loose for a loaded machine, far below 10 s.
+    expect(deadAfterMs).toBeLessThan(8_000);
+    expect((await pool.status()).find((s) => s.name === 'healthy')!.reachability.state).toBe('up');
+    // list_targets says why it started down.
+    expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout');
+  }, 60_000);
+});
+
 describe('the transport against a host that never completes the TLS handshake', () => {
   // undici waits for its own 10 s connect timeout there, ignoring the abort: every call to a hung
   // vCenter took ~10.5 s whatever its deadline. The call must end at its deadline (this test's

@@ -11,7 +11,7 @@
 // Claude Code treats a hook tool's error result as a non-blocking error and runs the call, so a
 // failure is never an error result here: it is a denial (present, below).
 import { z } from 'zod';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResult } from '../tool-result.js';
 import { AppError } from '../../core/errors.js';
 import { redactValues } from '../../core/redact.js';
 import { defineTool, type CallContext } from '../define.js';
@@ -118,7 +118,7 @@ function decision(kind: 'deny' | 'ask', reason: string): Decision {
  * text cannot be fenced (it would no longer parse), so the upstream fields (VM names, ZVM messages
  * inside the reasons) are named in _meta alone.
  */
-function present(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
+function present(outcome: ToolOutcome, secrets: readonly string[]): ToolResult {
   const made = outcome.ok ? (outcome.value.hookSpecificOutput as Decision['hookSpecificOutput'] | undefined) : undefined;
   let doc: Decision;
   if (made) doc = { hookSpecificOutput: made };
