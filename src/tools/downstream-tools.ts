@@ -15,7 +15,6 @@ import { compileSchemaCheck, normalisedSchema, type SchemaCheck } from '../downs
 import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
-import type { DownstreamTool } from '../downstream/downstream-tool.js';
 import { downstreamListingText } from './downstream-listing.js';
 import { presentDownstreamResult } from './downstream-result.js';
 import { quoted } from './quote.js';

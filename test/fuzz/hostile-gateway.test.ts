@@ -45,7 +45,7 @@ async function fuzzRound(failures: string[], codes: Map<string, number>): Promis
         for (const b of blocks) if (b.type === 'text' && !FENCED.test(b.text ?? '')) failures.push(`${tool.name}: unfenced text ${String(b.text).slice(0, 120)}`);
         if (JSON.stringify(r).includes('fuzz-secret-0a9b8c')) failures.push(`${tool.name}: the downstream's secret reached the client`);
         if (!r.isError) return;
-        let code = 'unparseable';
+        let code: string;
         try {
           code = (JSON.parse(unfenced(blocks.map((b) => b.text ?? '').join(''))) as { error?: { code?: string } }).error?.code ?? 'downstream-error';
         } catch {
