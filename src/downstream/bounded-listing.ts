@@ -36,7 +36,9 @@ export async function listToolsBounded(client: Client, bounds: ListingBounds): P
     if (++pages > maxPages) throw new ListingRefused(`tools/list refused: more than ${maxPages} pages (a cursor that never ends?)`);
     const left = deadline - Date.now();
     if (left <= 0) throw new ListingRefused(`tools/list refused: not complete within ${bounds.timeoutMs / 1000}s`);
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: left });
+    // One page per request, counted here: the SDK's listTools() would walk (and cache) every page
+    // itself, bounded by pages only.
+    const page = await client.request({ method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }, { timeout: left });
     bytes += JSON.stringify(page).length;
     if (bytes > maxBytes) throw new ListingRefused(`tools/list refused: more than ${Math.round(maxBytes / 1024)} KB`);
     out.push(...(page.tools as DownstreamTool[]));
