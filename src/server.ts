@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
-import { ConfirmationStore, type Proposal, type ProposalStore } from './core/confirmation-store.js';
+import { ConfirmationStore, type ApprovalPlace, type Proposal, type ProposalStore } from './core/confirmation-store.js';
 import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter, type RateBudget } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
@@ -25,6 +25,7 @@ import { newMcpServer } from './server-identity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { unknownToolMessage } from './tools/unknown-tool.js';
 import { mcpIdentity } from './core/identity.js';
+import { elicitationPort } from './elicitation-port.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -47,7 +48,7 @@ export interface ServerDeps {
   /** Shared stores (central mode, PostgreSQL); default: this process's memory. */
   stores?: {
     rateLimiter: RateBudget;
-    proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+    proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
   };
   /**
    * The stdio session's server, opened before the runtime started so that `initialize` is answered
@@ -99,6 +100,8 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   };
   const storeOptions = {
     ttlSeconds: ttl,
+    // Read when a refusal is written: the dashboard's address is known only once it listens.
+    place: { get dashboardUrl() { return services.webUi.enabled ? services.webUi.url : undefined; } },
     ...(deps.clock ? { now: deps.clock } : {}),
     onExpire: (p: Proposal) => {
       void deps.audit
@@ -228,6 +231,7 @@ function attachHandlers(server: Server, deps: ServerDeps, services: ToolServices
       try {
         const outcome = await runTool(found, request.params.arguments, {
           services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress,
+          askHuman: elicitationPort(server, extra.requestId),
         });
         return (found.present ?? render)(outcome, deps.secrets.knownValues());
       } catch (err) {

@@ -1,11 +1,12 @@
 // The second half of the two-phase flow: list, confirm and cancel proposals. Registered whenever
 // a two-phase tool is. confirm_action re-checks policy and continues the pipeline at the guard.
 import { z } from 'zod';
-import { fromPublicError, toPublicError } from '../core/errors.js';
+import { toPublicError } from '../core/errors.js';
+import type { Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import { defineTool, type CallContext } from './define.js';
 import { TokenArg } from './args.js';
-import { continueProposal } from './pipeline.js';
+import { confirmProposal } from './pipeline.js';
 import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
@@ -18,41 +19,11 @@ const ConfirmOutput = z.object({
   result: z.record(z.string(), z.unknown()),
 });
 
-/**
- * Confirms a taken proposal: runs it and records the outcome on the proposal, whatever happens (a
- * proposal must never stay 'executing'). Used by MCP and the web page.
- */
-export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<z.infer<typeof ConfirmOutput>> {
-  const store = ctx.services.confirmations;
-  let outcome;
-  try {
-    outcome = await continueProposal(p, ctx, via);
-  } catch (err) {
-    const e = toPublicError(err);
-    await store.finish(p, { ok: false, error: { code: e.code, message: e.message } });
-    throw err;
-  }
-  if (!outcome.ok) {
-    if (outcome.keepPending) await store.release(p);
-    else await store.finish(p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } });
-    throw fromPublicError(outcome.error);
-  }
-  await store.finish(p, { ok: true, result: outcome.value });
-  return {
-    state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
-    tool: p.tool,
-    target: p.target.name,
-    target_host: p.target.host,
-    proposal_id: p.id,
-    result: outcome.value,
-  };
-}
-
 export const confirmAction = defineTool({
   name: 'confirm_action',
   title: 'Confirm a pending proposal',
   description:
-    'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Refused for targets that require web approval.',
+    'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Only for approval: single; a proposal policy gives to a person is refused (ask the user).',
   category: 'mutate',
   surface: 'lifecycle',
   toolset: 'lifecycle',
@@ -64,17 +35,26 @@ export const confirmAction = defineTool({
   output: ConfirmOutput,
   async direct(args, ctx) {
     const audit = auditor(ctx, 'confirm_action');
+    const approver = mcpApprover(ctx);
     let p: Proposal<PendingCall>;
     try {
-      p = await ctx.services.confirmations.take(args.token, 'mcp', ctx.identity);
+      p = await ctx.services.confirmations.take(args.token, approver);
     } catch (err) {
       const e = toPublicError(err);
       await audit({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
       throw err;
     }
-    return runConfirmed(p, { ...ctx, auditId: p.auditId }, 'mcp');
+    return confirmProposal(p, { ...ctx, auditId: p.auditId }, approver);
   },
 });
+
+/** confirm_action's approver: the caller, which counts as a person only if it is a service policy names. */
+function mcpApprover(ctx: CallContext): Approver {
+  const p = ctx.principal;
+  const state = ctx.services.policy.current();
+  const named = p?.kind === 'service' && state.ok && state.policy.service_approvers.includes(p.subject);
+  return { identity: ctx.identity, channel: 'mcp', ...(named ? { namedService: true } : {}) };
+}
 
 export const cancelAction = defineTool({
   name: 'cancel_action',

@@ -145,7 +145,7 @@ describe('an instance that dies mid-confirm', () => {
     // A third instance takes the proposal exactly as confirm_action does, then dies before it
     // records an outcome (no finish, no release): what a SIGKILL between take and finish leaves.
     const C = await startInstance();
-    await C.runtime.built.services.confirmations.take(proposal.token as string, 'mcp', 'user:bob');
+    await C.runtime.built.services.confirmations.take(proposal.token as string, { identity: 'user:bob', channel: 'web' });
     await C.http.close();
     await C.runtime.shutdown();
     for (const c of [aliceA, bobB]) {
@@ -161,7 +161,7 @@ describe('four eyes in the dashboard path', () => {
   it('a typed dashboard name never counts as the second person', async () => {
     ok(await aliceA.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'four-eyes-web' }));
     const proposal = ok(await aliceA.call('revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: 'four-eyes-web' }));
-    await expect(Promise.resolve(B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, 'web', 'bob'))).rejects.toMatchObject({ code: 'approval_required' });
+    await expect(Promise.resolve(B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, { identity: 'bob', channel: 'web' }))).rejects.toMatchObject({ code: 'approval_required' });
     const listed = ok(await bobB.call('list_pending_actions')).proposals as Array<Record<string, unknown>>;
     expect(listed.find((p) => p.proposal_id === proposal.proposal_id)).toMatchObject({ state: 'pending' });
   });

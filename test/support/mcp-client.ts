@@ -3,6 +3,7 @@
 // schema (and a successful result without structuredContent fails): a tool whose results drift
 // from its declared schema fails every test that calls it, not only the contract test.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -31,9 +32,19 @@ class CompiledOnce implements jsonSchemaValidator {
 /** Shared by every test client of a worker (in-memory and HTTP). */
 export const testSchemaValidator: jsonSchemaValidator = new CompiledOnce();
 
-export async function connectValidatingClient(server: Server, name: string): Promise<Client> {
+/** A client that can be asked (MCP elicitation): what it declares, and how its user answers. */
+export interface TestElicitation {
+  capabilities: ClientCapabilities['elicitation'];
+  answer(request: ElicitRequest['params']): Promise<ElicitResult>;
+}
+
+export async function connectValidatingClient(server: Server, name: string, elicitation?: TestElicitation): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: testSchemaValidator });
+  const client = new Client({ name, version: '1.0.0' }, {
+    jsonSchemaValidator: testSchemaValidator,
+    ...(elicitation ? { capabilities: { elicitation: elicitation.capabilities } } : {}),
+  });
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (req) => elicitation.answer(req.params));
   await server.connect(serverSide);
   await client.connect(clientSide);
   await client.listTools();

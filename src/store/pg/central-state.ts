@@ -4,7 +4,7 @@
 // dynamically, so stdio never loads pg.
 import type { AuditSink } from '../../core/audit-writer.js';
 import type { AddedCatalogStore } from '../../core/catalog.js';
-import type { ProposalStore, Proposal } from '../../core/confirmation-store.js';
+import type { ApprovalPlace, ProposalStore, Proposal } from '../../core/confirmation-store.js';
 import type { Logger } from '../../core/logger.js';
 import type { RateBudget } from '../../core/rate-limiter.js';
 import type { AnyTool, Resolution } from '../../tools/define.js';
@@ -26,7 +26,7 @@ export interface CentralState {
   flrSessions: FlrSessionRegistryStore;
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
-  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
   close(): Promise<void>;
 }
 
@@ -56,7 +56,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
       say('catalog additions', await importCatalogFile(paths.catalog, catalog));
       say('FLR session records', await importFlrFile(paths.flrSessions, flrSessions));
     },
-    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
+    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}), ...(o.place ? { place: o.place } : {}) }),
     close: async () => {
       await flrSessions.close();
       await db.end();

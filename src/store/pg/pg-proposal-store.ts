@@ -3,9 +3,10 @@
 // caller on any instance gets the row, however many confirm at once. Never read-then-write; a
 // SELECT runs only after a refused UPDATE, to say why.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { claimRefusal, type NewProposal, type Proposal, type ProposalState, type ProposalStore } from '../../core/confirmation-store.js';
+import { levelsFor, type Approver } from '../../core/approval.js';
+import { claimRefusal, type ApprovalPlace, type NewProposal, type Proposal, type ProposalState, type ProposalStore } from '../../core/confirmation-store.js';
 import { AppError } from '../../core/errors.js';
-import { isVerifiedIdentity } from '../../core/principal.js';
+import type { ApprovalLevel } from '../../config/policy-file.js';
 import { q, type Db } from './pg-db.js';
 
 export interface PayloadCodec<P> {
@@ -21,12 +22,13 @@ export interface PgProposalStoreOptions<P> {
   retainFinishedMs?: number;
   maxFinished?: number;
   onExpire?: (p: Proposal) => void;
+  place?: ApprovalPlace;
 }
 
 interface Row {
   id: string; tool: string; target_name: string; target_host: string; summary: string;
-  affected: Proposal['affected']; checkpoint_vpgs: string[]; requester: string; requires_web_approval: boolean;
-  approval: 'single' | 'second_person'; audit_id: string; payload: unknown; state: ProposalState;
+  affected: Proposal['affected']; checkpoint_vpgs: string[]; undo: string; requester: string; requires_web_approval: boolean;
+  approval: ApprovalLevel; audit_id: string; payload: unknown; state: ProposalState;
   created_at: string; expires_at: string; finished_at: string | null; decided_by: string | null; outcome: Proposal['outcome'] | null;
 }
 
@@ -53,34 +55,37 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     const p: Proposal<P> = { ...input, id: randomUUID(), token, createdAt: now, expiresAt: now + this.opts.ttlSeconds * 1_000, state: 'pending' };
     await q(this.opts.db,
       `INSERT INTO proposals (id, token_hash, tool, target_name, target_host, summary, affected, checkpoint_vpgs, requester,
-         requires_web_approval, approval, audit_id, payload, state, created_at, expires_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending',$14,$15)`,
+         requires_web_approval, approval, audit_id, payload, state, created_at, expires_at, undo)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending',$14,$15,$16)`,
       [p.id, hashToken(token), p.tool, p.target.name, p.target.host, p.summary, JSON.stringify(p.affected), JSON.stringify(p.checkpointVpgs),
-        p.requester, p.requiresWebApproval, p.approval ?? 'single', p.auditId, JSON.stringify(this.opts.codec.encode(p.payload)), p.createdAt, p.expiresAt]);
+        p.requester, p.requiresWebApproval, p.approval ?? 'single', p.auditId, JSON.stringify(this.opts.codec.encode(p.payload)), p.createdAt, p.expiresAt, p.undo]);
     return p;
   }
 
-  take(token: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
-    return this.claim('token_hash', hashToken(token), via, decidedBy);
+  take(token: string, approver: Approver): Promise<Proposal<P>> {
+    return this.claim('token_hash', hashToken(token), approver);
   }
 
-  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
-    return this.claim('id', id, via, decidedBy);
+  takeById(id: string, approver: Approver): Promise<Proposal<P>> {
+    return this.claim('id', id, approver);
   }
 
-  private async claim(column: 'id' | 'token_hash', key: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
+  private async claim(column: 'id' | 'token_hash', key: string, approver: Approver): Promise<Proposal<P>> {
     if (column === 'id' && !isUuid(key)) throw notFound(column);
     await this.expire();
+    // The same conditions as claimRefusal: the approver's channel satisfies the proposal's level,
+    // web approval only on the web, and never the requester as its own second person.
     const { rows } = await q<Row>(this.opts.db,
       `UPDATE proposals SET state = 'executing', decided_by = $2
         WHERE ${column} = $1 AND state = 'pending' AND expires_at > $3
-          AND NOT (requires_web_approval AND $4 = 'mcp')
-          AND NOT (approval = 'second_person' AND (requester = $2 OR NOT $5::boolean))
-        RETURNING *`, [key, decidedBy, this.now(), via, isVerifiedIdentity(decidedBy)]);
+          AND NOT (requires_web_approval AND $4 <> 'web')
+          AND approval = ANY($5::text[])
+          AND NOT (approval = 'second_person' AND requester = $2)
+        RETURNING *`, [key, approver.identity, this.now(), approver.channel, levelsFor(approver)]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
-    throw claimRefusal(found, via, decidedBy, this.opts.ttlSeconds)
+    throw claimRefusal(found, approver, this.opts.ttlSeconds, this.opts.place)
       ?? new AppError('confirmation_invalid', 'The proposal changed while it was being confirmed.', { hint: 'Call list_pending_actions and try again.' });
   }
 
@@ -153,7 +158,7 @@ export class PgProposalStore<P> implements ProposalStore<P> {
   private toProposal(r: Row): Proposal<P> {
     return {
       id: r.id, token: '', tool: r.tool, target: { name: r.target_name, host: r.target_host }, summary: r.summary,
-      affected: r.affected, checkpointVpgs: r.checkpoint_vpgs, requester: r.requester, requiresWebApproval: r.requires_web_approval,
+      affected: r.affected, checkpointVpgs: r.checkpoint_vpgs, undo: r.undo ?? '', requester: r.requester, requiresWebApproval: r.requires_web_approval,
       approval: r.approval, auditId: r.audit_id, payload: this.opts.codec.decode(r.payload), state: r.state,
       createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
       ...(r.finished_at !== null ? { finishedAt: Number(r.finished_at) } : {}),
