@@ -35,6 +35,8 @@ export interface DashboardSignInConfig {
 
 /** How long a call to the identity provider may take before the sign-in says it is unreachable. */
 const IDP_TIMEOUT_SECONDS = 5;
+/** Sign-in scopes of OpenID Connect itself: they grant nothing on this server. */
+const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 export const CALLBACK_PATH = '/auth/callback';
 
@@ -143,7 +145,8 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
       const groups = access?.groups ?? (await userinfoGroups(c, tokens.access_token, subject)) ?? groupsOf(claims, cfg.groupsClaim);
       const name = [claims['name'], claims['preferred_username']].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
       // Scopes only from a verified token for the MCP resource: what was asked for proves nothing.
-      return { principal: { identity: userIdentity(subject), subject, groups, scopes: access?.scopes ?? [], kind: 'user' }, name };
+      const scopes = (access?.scopes ?? []).filter((s) => !OIDC_SCOPES.has(s));
+      return { principal: { identity: userIdentity(subject), subject, groups, scopes, kind: 'user' }, name };
     },
 
     async endSessionUrl(postLogoutRedirect) {
