@@ -8,6 +8,14 @@ const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns 
 const group = (group, message) => ({ group, message });
 
 const NO_LAB = group(['**/lab/**', '../lab/*', './lab/*'], 'Only main.ts and the lab itself import src/lab (docs/ARCHITECTURE.md, section 4).');
+// The protocol edge (src/mcp/: stdio framing, startup gate, server identity, tools/call handler,
+// rendering, HTTP transport) is reached only from main.ts, the composition root (server.ts,
+// runtime.ts) and HTTP mode's entry (http/serve-http.ts). Everything else speaks our own types.
+const NO_MCP_EDGE = group(['**/mcp/*', './mcp/*', '../mcp/*'], 'Only main.ts, server.ts, runtime.ts and http/serve-http.ts import the protocol edge src/mcp/ (docs/ARCHITECTURE.md, section 4).');
+// The SDK itself: the protocol edge, the composition root's Server type, the gateway's client
+// (downstream/) and HTTP mode's AuthInfo type. The v1 package is for tests only.
+const NO_SDK = group(['@modelcontextprotocol/server', '@modelcontextprotocol/server/*', '@modelcontextprotocol/client', '@modelcontextprotocol/client/*'], 'Only src/mcp/, server.ts, downstream/ and http/ use the MCP SDK; tools and the pipeline use src/tools/tool-result.ts and requesting-client.ts.');
+const NO_SDK_V1 = group(['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], 'The product is on the SDK v2 line (@modelcontextprotocol/server, /client); v1 is a devDependency for 2025-era client tests.');
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.vcsim-build/**', 'coverage/**', 'src/dashboard/static/**'] },
@@ -27,19 +35,28 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/main.ts', 'src/lab/**'],
-    rules: restrict([NO_LAB]),
+    rules: restrict([NO_LAB, NO_SDK_V1]),
+  },
+  {
+    files: ['src/config/**/*.ts', 'src/store/**/*.ts', 'src/audit/**/*.ts', 'src/check/**/*.ts', 'src/wiring/**/*.ts', 'src/downstream/**/*.ts', 'src/http/**/*.ts'],
+    ignores: ['src/http/serve-http.ts'],
+    rules: restrict([NO_LAB, NO_SDK_V1, NO_MCP_EDGE]),
+  },
+  {
+    files: ['src/config/**/*.ts', 'src/store/**/*.ts', 'src/audit/**/*.ts', 'src/check/**/*.ts', 'src/wiring/**/*.ts'],
+    rules: restrict([NO_LAB, NO_SDK_V1, NO_MCP_EDGE, NO_SDK]),
   },
   {
     // Test-only switches of the simulators (src/lab/**/testing) are not built into dist. The rest
     // of src/ cannot import src/lab at all (NO_LAB), so only the lab and main.ts need this rule.
     files: ['src/lab/**/*.ts', 'src/main.ts'],
     ignores: ['src/lab/**/testing/**'],
-    rules: restrict([group(['**/testing/*', './testing/*'], 'Only tests import a simulator\'s testing/ switches; the shipped lab leaves them out.')]),
+    rules: restrict([NO_SDK_V1, group(['**/testing/*', './testing/*'], 'Only tests import a simulator\'s testing/ switches; the shipped lab leaves them out.')]),
   },
   {
     files: ['src/vsphere/**/*.ts', 'src/zerto/**/*.ts'],
     rules: restrict([
-      NO_LAB,
+      NO_LAB, NO_MCP_EDGE,
       group(['@modelcontextprotocol/*'], 'Vendor clients know nothing of MCP.'),
       group(['**/tools/**', '**/dashboard/**', '**/server.js', '**/runtime.js'], 'Vendor clients do not import the tool layer.'),
       group(['**/core/policy*', '**/core/confirmation*', '**/core/audit*', '**/core/guard*'], 'Vendor clients only use core/errors and core/secrets.'),
@@ -48,7 +65,7 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: restrict([
-      NO_LAB,
+      NO_LAB, NO_MCP_EDGE,
       group(['@modelcontextprotocol/*', 'undici'], 'core/ imports neither the SDK nor HTTP clients.'),
       group(['**/vsphere/**', '**/zerto/**', '**/tools/**', '**/dashboard/**'], 'core/ imports no vendor client, tool or dashboard.'),
     ]),
@@ -56,7 +73,7 @@ export default tseslint.config(
   {
     files: ['src/tools/**/*.ts'],
     rules: restrict([
-      NO_LAB,
+      NO_LAB, NO_MCP_EDGE, NO_SDK, NO_SDK_V1,
       group(['**/vsphere/soap/**', 'undici', 'fast-xml-parser'], 'tools/ uses vendor facades, never the SOAP wire.'),
       group(['**/dashboard/**'], 'tools/ does not import the dashboard.'),
     ]),
@@ -64,7 +81,7 @@ export default tseslint.config(
   {
     files: ['src/dashboard/**/*.ts'],
     rules: restrict([
-      NO_LAB,
+      NO_LAB, NO_MCP_EDGE,
       group(['**/tools/**', '**/vsphere/**', '**/zerto/**', '@modelcontextprotocol/*'], 'The dashboard only sees the ports server.ts injects.'),
     ]),
   },

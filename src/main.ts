@@ -158,34 +158,37 @@ async function startFailure(run: Startup, err: unknown): Promise<string> {
  * through once it is ready, or are answered with the reason it did not start.
  */
 async function serveStdio(run: Startup, lab: boolean): Promise<number> {
-  const [{ StdioServerTransport }, { newMcpServer, toolListChanges }, { frameStdin, MAX_MESSAGE_BYTES, tieToTransport }, { startupGate }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('./server-identity.js'),
-    import('./transport-lifecycle.js'),
-    import('./startup-gate.js'),
+  const [{ openStdioConnection }, { toolListChanges }] = await Promise.all([
+    import('./mcp/stdio-connection.js'),
+    import('./mcp/server-identity.js'),
   ]);
   let logger: Logger | undefined;
   let runtime: Runtime | undefined;
-
-  // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
-  const framed = frameStdin(process.stdin, {
-    reply: (line) => process.stdout.write(line),
+  // A stop while the runtime starts waits for it: what it opened (audit line, FLR cleanup) is closed.
+  let stopping: Promise<number> | undefined;
+  const exitAfter = (reason: string): Promise<void> => {
+    stopping ??= started.then(async (ok) => {
+      if (!ok) return 1;
+      await stopRuntime(run, runtime, logger, reason);
+      return 0;
+    });
+    return stopping.then(exitWhenWritten);
+  };
+  const connection = openStdioConnection({
+    stdin: process.stdin, stdout: process.stdout, listChanged: toolListChanges(run.config),
     onOversized: (o) => logger?.warn(o, 'refused a JSON-RPC message over the size limit'),
+    shutdown: exitAfter,
   });
-  const gate = startupGate(framed, (line) => process.stdout.write(line));
-  const listChanged = toolListChanges(run.config);
-  const server = newMcpServer(listChanged);
-  const transport = new StdioServerTransport(gate.output, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
+  const { gate } = connection;
 
   // True once the runtime is up, false once its failure has been reported; never rejects.
-  const started = (async () => {
-    await server.connect(transport);
+  const started: Promise<boolean> = (async () => {
     // One turn of the event loop first: Node 22's module loader reads and compiles synchronously,
     // so an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
     await new Promise((resolve) => setImmediate(resolve));
     const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
     logger = startedLogger;
-    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: { server, listChanged } });
+    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: connection.openedSession });
     gate.open();
     logger.info({ tools: runtime.built.tools.length, lab }, 'ready');
     return true;
@@ -197,17 +200,6 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
     return false;
   });
 
-  // A stop while the runtime starts waits for it: what it opened (audit line, FLR cleanup) is closed.
-  let stopping: Promise<number> | undefined;
-  const exitAfter = (reason: string): Promise<void> => {
-    stopping ??= started.then(async (ok) => {
-      if (!ok) return 1;
-      await stopRuntime(run, runtime, logger, reason);
-      return 0;
-    });
-    return stopping.then(exitWhenWritten);
-  };
-  tieToTransport(server, exitAfter, process.stdout);
   // The stdio transport does not notice the client leaving; stdin ending is that signal.
   process.stdin.on('end', () => void exitAfter('stdin closed'));
   process.on('SIGINT', () => void exitAfter('SIGINT'));

@@ -10,7 +10,7 @@ import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import { FileCatalogStore } from './core/catalog-file-store.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
-import { toolListChanges } from './server-identity.js';
+import { toolListChanges } from './mcp/server-identity.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
 import { seedSchemas } from './tools/registry.js';

@@ -1,8 +1,7 @@
 // buildServer(deps): the composition root shared by main.ts and the tests. It wires the vendor
 // clients, the guard, the stores and the tool declarations into one MCP server, and nothing in it
 // touches the process (no env reads, no stdio, no signals).
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
@@ -11,21 +10,16 @@ import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter, type RateBudget } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
 import type { SecretSource } from './core/secrets.js';
-import { toPublicError, type AppError } from './core/errors.js';
+import type { AppError } from './core/errors.js';
 import type { AnyTool, CallContext } from './tools/define.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { principalOf, type Principal } from './core/principal.js';
-import { runTool } from './tools/pipeline.js';
-import { render } from './tools/render.js';
+import type { Principal } from './core/principal.js';
 import { listed, selectDynamic, selectTools } from './tools/registry.js';
 import type { ServiceExtensions, ToolServices } from './tools/services.js';
 import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
-import { newMcpServer } from './server-identity.js';
-import { InFlightCalls } from './in-flight-calls.js';
-import { unknownToolMessage } from './tools/unknown-tool.js';
-import { mcpIdentity } from './core/identity.js';
-import { elicitationPort } from './elicitation-port.js';
+import { newMcpServer } from './mcp/server-identity.js';
+import { InFlightCalls } from './mcp/in-flight-calls.js';
+import { attachToolHandlers, type LiveTools } from './mcp/tool-handlers.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -51,11 +45,11 @@ export interface ServerDeps {
     proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
   };
   /**
-   * The stdio session's server, opened before the runtime started so that `initialize` is answered
-   * while the tools load (main.ts; requests wait at its startup gate). `listChanged` is what it
-   * advertised, which must match whether dynamic tools are given. Default: a new server.
+   * The stdio connection's servers, opened before the runtime started so that the handshake of
+   * either era is answered while the tools load (main.ts; requests wait at its startup gate).
+   * `listChanged` is what they advertised, which must match whether dynamic tools are given.
    */
-  openedSession?: { server: Server; listChanged: boolean };
+  openedSession?: { listChanged: boolean; adopt(attach: (server: Server) => void): void };
 }
 
 /** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
@@ -69,7 +63,6 @@ export interface DynamicTools {
 }
 
 export interface BuiltServer {
-  server: Server;
   services: ToolServices;
   tools: AnyTool[];
   /** Calls a tool outside MCP: the web page's confirm path uses the same pipeline (audited `via: web`). */
@@ -77,8 +70,13 @@ export interface BuiltServer {
   callContext(identity: string, signal?: AbortSignal, principal?: Principal): CallContext;
   /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
   drain(): Promise<void>;
-  /** A further MCP server over the same services (one per HTTP session). */
+  /**
+   * A further MCP server over the same services: one per 2025-era HTTP session, one per 2026-era
+   * HTTP request, one per test client. It is forgotten when it closes.
+   */
   newSession(): Server;
+  /** Called after the tool list changed (the gateway's tools), for what is not a Server of newSession (2026-era listen streams). */
+  onToolListChanged(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -123,32 +121,36 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   const live: LiveTools = { byName, tools, listing: tools.map(listed), dynamicTools: new Map(), dynamicListing: [] };
   const refresh = () => {
     live.dynamicTools = new Map(dynamicChosen().map((t) => [t.name, t]));
-    live.dynamicListing = [...live.dynamicTools.values()].map(listed);
+    live.dynamicListing = [...live.dynamicTools.values()].map(listed).sort((x, y) => x.name.localeCompare(y.name));
   };
   refresh();
   const inFlight = new InFlightCalls();
-  // One Server per MCP session (stdio has one; HTTP mode one per session), all sharing the
+  // Every Server (stdio has one per connection, HTTP one per session or request) shares the
   // services: one pending queue, one rate budget, one audit sink.
   const sessions = new Set<Server>();
-  const newServer = (): Server => {
-    const s = newMcpServer(dynamic !== undefined);
-    attachHandlers(s, deps, services, live, inFlight);
-    return s;
+  const attach = (s: Server): void => {
+    attachToolHandlers(s, deps, services, live, inFlight);
+    sessions.add(s);
+    const previous = s.onclose;
+    s.onclose = () => {
+      previous?.();
+      sessions.delete(s);
+    };
   };
-  const adopt = ({ server: s, listChanged }: { server: Server; listChanged: boolean }): Server => {
+  if (deps.openedSession) {
     // A client told "the list never changes" would miss the gateway's tools: refuse, do not guess.
+    const listChanged = deps.openedSession.listChanged;
     if (listChanged !== (dynamic !== undefined)) throw new Error(`the opened MCP session advertised listChanged=${listChanged}, but dynamic tools are ${dynamic ? '' : 'not '}configured`);
-    attachHandlers(s, deps, services, live, inFlight);
-    return s;
-  };
-  const server = deps.openedSession ? adopt(deps.openedSession) : newServer();
+    deps.openedSession.adopt(attach);
+  }
+  const changeListeners: Array<() => void> = [];
   dynamic?.onChange(() => {
     refresh();
-    for (const s of [server, ...sessions]) void s.sendToolListChanged().catch(() => undefined);
+    for (const s of sessions) void s.sendToolListChanged().catch(() => undefined);
+    for (const l of changeListeners) l();
   });
 
   return {
-    server,
     services,
     tools,
     callContext: (identity, signal, principal) => ({
@@ -161,84 +163,17 @@ export function buildServer(deps: ServerDeps): BuiltServer {
       progress: () => undefined,
     }),
     drain: () => inFlight.drain(),
+    onToolListChanged: (listener) => void changeListeners.push(listener),
     newSession() {
-      const s = newServer();
-      sessions.add(s);
-      s.onclose = () => sessions.delete(s);
+      const s = newMcpServer(dynamic !== undefined);
+      attach(s);
       return s;
     },
     async close() {
       // Calls still running get their answer before the transport closes (finished, or cancelled).
       await inFlight.drain();
       services.confirmations.close();
-      await server.close().catch(() => undefined);
       await Promise.all([...sessions].map((s) => s.close().catch(() => undefined)));
     },
   };
-}
-
-interface LiveTools {
-  byName: Map<string, AnyTool>;
-  tools: AnyTool[];
-  listing: ReturnType<typeof listed>[];
-  dynamicTools: Map<string, AnyTool>;
-  dynamicListing: ReturnType<typeof listed>[];
-}
-
-function attachHandlers(server: Server, deps: ServerDeps, services: ToolServices, live: LiveTools, inFlight: InFlightCalls): void {
-  const dynamic = deps.dynamicTools;
-  const tools = live.tools;
-  // A verified bearer token (HTTP mode) names the caller; otherwise the client names itself.
-  const identityOf = (auth: AuthInfo | undefined): { identity: string; principal?: Principal } => {
-    const principal = principalOf(auth);
-    if (principal) return { identity: principal.identity, principal };
-    // Namespaced and reduced to a small alphabet: a client cannot name itself into a web approver.
-    return { identity: mcpIdentity(server.getClientVersion()) };
-  };
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...live.listing, ...live.dynamicListing] }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const name = request.params.name;
-    let tool = live.byName.get(name) ?? live.dynamicTools.get(name);
-    if (!tool && dynamic?.whenStarted) {
-      await dynamic.whenStarted(name);
-      tool = live.dynamicTools.get(name);
-    }
-    if (!tool) {
-      // A tool of a downstream server that is down is a tool error (`unreachable`, naming it);
-      // any other unknown name is the JSON-RPC error the spec defines.
-      const down = dynamic?.whyMissing?.(name);
-      if (down) return render({ ok: false, error: toPublicError(down) }, deps.secrets.knownValues());
-      throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(name, [...tools, ...live.dynamicTools.values()], deps.tools, deps.settings));
-    }
-    const found = tool;
-    const token = extra._meta?.progressToken;
-    let step = 0;
-    const progress = (value: number, total?: number, message?: string): void => {
-      if (token === undefined) return;
-      // Progress must increase on every notification; callers report phases, not percentages.
-      step = Math.max(step + 1, value);
-      void extra
-        .sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: step, ...(total !== undefined ? { total } : {}), ...(message ? { message: message.slice(0, 200) } : {}) },
-        })
-        .catch(() => undefined);
-    };
-    const who = identityOf(extra.authInfo);
-    return inFlight.track(extra.signal, async (signal) => {
-      try {
-        const outcome = await runTool(found, request.params.arguments, {
-          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress,
-          askHuman: elicitationPort(server, extra.requestId),
-        });
-        return (found.present ?? render)(outcome, deps.secrets.knownValues());
-      } catch (err) {
-        // A store that cannot be reached (the database in central mode) throws out of a step: the
-        // call stopped there, so the agent gets the typed error, not a protocol failure.
-        return render({ ok: false, error: toPublicError(err) }, deps.secrets.knownValues());
-      }
-    });
-  });
 }

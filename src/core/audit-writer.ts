@@ -41,6 +41,8 @@ export interface AuditRecord {
   detail?: unknown;
   /** On a confirmed proposal's lines: who approved it, through which channel, under which policy. */
   approval?: ApprovalReceipt;
+  /** The MCP client's W3C trace context for this call, so its trace and this line join up. */
+  traceparent?: string;
 }
 
 export interface AuditWriteOptions {
@@ -209,6 +211,7 @@ export function auditBody(record: AuditRecord, at: Date, secrets: readonly strin
     identity: record.identity,
     ...(record.via !== undefined ? { via: record.via } : {}),
     ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
+    ...(record.traceparent !== undefined ? { traceparent: record.traceparent } : {}),
     ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
     decision: record.decision ?? null,
     ...(record.detail !== undefined ? { detail: shallow(record.detail) } : {}),

@@ -3,17 +3,13 @@
 // leaves it `restarting` with the reason, retried with exponential backoff, while the rest of this
 // server carries on; its tools answer `unreachable` naming it meanwhile. Its tool list is followed
 // through notifications/tools/list_changed.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode as McpErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { VERSION } from '../version.js';
+import type { DownstreamResult, DownstreamTool } from './downstream-tool.js';
 
 export type DownstreamState = 'starting' | 'ready' | 'restarting' | 'stopped';
 
@@ -38,7 +34,7 @@ export interface ConnectionOptions {
 
 export interface ForwardOptions {
   signal: AbortSignal;
-  onprogress: (p: Progress) => void;
+  onprogress: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
 const STDERR_TAIL = 2_000;
@@ -46,7 +42,7 @@ const STDERR_TAIL = 2_000;
 export class DownstreamConnection {
   private client: Client | undefined;
   private state: DownstreamState = 'starting';
-  private tools: Tool[] = [];
+  private tools: DownstreamTool[] = [];
   private lastError: string | null = null;
   private restarts = 0;
   private failedAttempts = 0;
@@ -69,7 +65,7 @@ export class DownstreamConnection {
   }
 
   /** The downstream's tools as last listed (kept while it restarts, so calls can say it is unreachable). */
-  listTools(): Tool[] {
+  listTools(): DownstreamTool[] {
     return this.tools;
   }
 
@@ -84,13 +80,13 @@ export class DownstreamConnection {
     };
   }
 
-  async call(tool: string, args: Record<string, unknown>, opts: ForwardOptions): Promise<CallToolResult> {
+  async call(tool: string, args: Record<string, unknown>, opts: ForwardOptions): Promise<DownstreamResult> {
     const client = this.client;
     if (this.state !== 'ready' || !client) throw this.unavailable();
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+      return (await client.callTool({ name: tool, arguments: args }, {
         signal: opts.signal, timeout: this.config.callTimeoutMs, resetTimeoutOnProgress: true, onprogress: opts.onprogress,
-      })) as CallToolResult;
+      })) as DownstreamResult;
     } catch (err) {
       throw this.callError(err, opts.signal);
     }
@@ -106,7 +102,13 @@ export class DownstreamConnection {
 
   private async attempt(): Promise<void> {
     if (this.state === 'stopped') return;
-    const client = new Client({ name: 'zerto-rewind-mcp', version: VERSION }, { capabilities: {} });
+    // A stdio child is spoken to with the 2025 handshake, no probe: the SDK's auto mode would spawn
+    // a second, throw-away child for its server/discover probe (a downstream's start is not free,
+    // and not always side-effect free), and stdio servers in the field open with initialize. An
+    // HTTP server is probed: one round trip, and a 2026-era endpoint may serve nothing else.
+    const client = new Client({ name: 'zerto-rewind-mcp', version: VERSION }, {
+      capabilities: {}, versionNegotiation: { mode: this.config.url ? 'auto' : 'legacy' },
+    });
     const transport = this.transport();
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -120,7 +122,7 @@ export class DownstreamConnection {
         await client.close().catch(() => undefined);
         return;
       }
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(client));
+      client.setNotificationHandler('notifications/tools/list_changed', () => void this.refresh(client));
       client.onclose = () => this.lost(client);
       this.client = client;
       this.tools = this.allowed(tools);
@@ -189,7 +191,7 @@ export class DownstreamConnection {
     }
   }
 
-  private allowed(tools: Tool[]): Tool[] {
+  private allowed(tools: DownstreamTool[]): DownstreamTool[] {
     const allow = this.config.tools;
     if (!allow) return tools;
     const missing = allow.filter((n) => !tools.some((t) => t.name === n));
@@ -220,17 +222,17 @@ export class DownstreamConnection {
 
   private callError(err: unknown, signal: AbortSignal): AppError {
     if (signal.aborted) return new AppError('cancelled', `The call to downstream server '${this.config.name}' was cancelled.`);
-    if (err instanceof McpError) {
-      if (err.code === McpErrorCode.ConnectionClosed) {
-        return this.unreachable('it closed the connection during the call (crashed or exited), so whether the call took effect is unknown');
-      }
-      if (err.code === McpErrorCode.RequestTimeout) {
-        return new AppError('timeout', `Downstream server '${this.config.name}' did not answer within ${this.config.callTimeoutMs / 1000}s.`, {
-          hint: 'Whether the call took effect is unknown; check before retrying. call_timeout_seconds in config.json sets the bound.',
-          details: { downstream: this.config.name },
-        });
-      }
-      return new AppError(err.code === McpErrorCode.InvalidParams ? 'invalid_input' : 'task_failed', `Downstream server '${this.config.name}' refused the call: ${err.message}`, {
+    if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
+      return this.unreachable('it closed the connection during the call (crashed or exited), so whether the call took effect is unknown');
+    }
+    if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
+      return new AppError('timeout', `Downstream server '${this.config.name}' did not answer within ${this.config.callTimeoutMs / 1000}s.`, {
+        hint: 'Whether the call took effect is unknown; check before retrying. call_timeout_seconds in config.json sets the bound.',
+        details: { downstream: this.config.name },
+      });
+    }
+    if (err instanceof ProtocolError) {
+      return new AppError(err.code === ProtocolErrorCode.InvalidParams ? 'invalid_input' : 'task_failed', `Downstream server '${this.config.name}' refused the call: ${err.message}`, {
         details: { downstream: this.config.name, mcp_code: err.code },
       });
     }
@@ -239,12 +241,12 @@ export class DownstreamConnection {
   }
 }
 
-async function listAll(client: Client): Promise<Tool[]> {
-  const out: Tool[] = [];
+async function listAll(client: Client): Promise<DownstreamTool[]> {
+  const out: DownstreamTool[] = [];
   let cursor: string | undefined;
   do {
     const page = await client.listTools(cursor ? { cursor } : undefined);
-    out.push(...page.tools);
+    out.push(...(page.tools as DownstreamTool[]));
     cursor = page.nextCursor;
   } while (cursor);
   return out;

@@ -3,7 +3,7 @@
 // comes up, kept current as they restart or send list_changed. Collisions were ruled out from the
 // configuration (naming.ts, configNamingProblems) before any server started; a tool name only a
 // running server reveals as unusable is left out, logged and shown by list_downstream.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DownstreamTool } from './downstream-tool.js';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import type { Logger } from '../core/logger.js';
 import { DownstreamConnection, type DownstreamStatus } from './connection.js';
@@ -13,7 +13,7 @@ export interface ExportedTool {
   /** `<server>__<tool>`, the name clients call. */
   name: string;
   server: string;
-  tool: Tool;
+  tool: DownstreamTool;
   connection: DownstreamConnection;
 }
 

@@ -12,6 +12,8 @@ export interface HttpConfig {
   host: string;
   port: number;
   publicUrl?: string;
+  /** Further Host names clients reach the endpoint by (MCP_ALLOWED_HOSTS, `name` or `name:port`). */
+  allowedHosts: string[];
   insecureLocal: boolean;
   oauth?: { issuer: string; jwksUrl?: string; audience?: string; userClaim?: string; groupsClaim?: string };
   /** The dashboard's OIDC sign-in (WEB_UI_OIDC_CLIENT_ID set): same issuer, its own client. */
@@ -41,8 +43,9 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
   if (!issuer && env.WEB_UI_OIDC_CLIENT_ID?.trim()) {
     throw new Error('WEB_UI_OIDC_CLIENT_ID is set but OAUTH_ISSUER is not: the dashboard signs people in with the issuer of the MCP tokens. Set OAUTH_ISSUER, or unset WEB_UI_OIDC_CLIENT_ID.');
   }
+  const allowedHosts = (env.MCP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
   return {
-    host, port, insecureLocal,
+    host, port, insecureLocal, allowedHosts,
     ...(dashboardSignIn ? { dashboardSignIn } : {}),
     ...(publicUrl ? { publicUrl } : {}),
     ...(issuer ? {

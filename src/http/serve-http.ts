@@ -1,9 +1,10 @@
-// HTTP mode's entry: the runtime's tools served over Streamable HTTP with bearer-token auth.
+// HTTP mode's entry: the runtime's tools served over Streamable HTTP (both protocol eras) with
+// bearer-token auth.
 // main.ts imports this module dynamically, so stdio never loads it (nor jose).
 import type { Runtime } from '../runtime.js';
 import type { Logger } from '../core/logger.js';
 import { requiredScope, type Scope } from '../core/scopes.js';
-import { startMcpHttp, type McpHttpHandle } from './mcp-http-server.js';
+import { startMcpHttp, type McpHttpHandle } from '../mcp/mcp-http-server.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { HttpConfig } from './http-config.js';
 
@@ -28,8 +29,9 @@ export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Lo
     }),
   };
   const handle = await startMcpHttp({
-    host: config.host, port: config.port, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-    ...(auth ? { auth } : {}), scopeOfTool, newSession: () => runtime.built.newSession(), logger,
+    host: config.host, port: config.port, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}), allowedHosts: config.allowedHosts,
+    ...(auth ? { auth } : {}), scopeOfTool, newSession: () => runtime.built.newSession(),
+    onToolListChanged: (listener) => runtime.built.onToolListChanged(listener), logger,
   });
   if (!auth) logger.warn({ url: handle.resourceUrl }, 'serving MCP over HTTP WITHOUT authentication (--insecure-local, loopback only)');
   logger.info({ url: handle.resourceUrl, auth: auth ? auth.issuer : 'none' }, 'MCP Streamable HTTP endpoint listening');

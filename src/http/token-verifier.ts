@@ -2,7 +2,7 @@
 // (its JWKS, fetched and cached by jose), issued by that issuer, for this server's resource URL
 // (audience), not expired. Scopes, subject and groups come from the verified claims only.
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { principalFromClaims } from '../core/principal.js';
 
 export interface TokenVerifierOptions {

@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Renderer, ToolResult } from './tool-result.js';
+import type { RequestingClient } from './requesting-client.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
@@ -94,6 +95,8 @@ export interface CallContext {
   progress: ProgressReporter;
   /** How this MCP connection can ask the person to approve (elicitation); absent for the dashboard. */
   askHuman?: HumanApprovalPort;
+  /** The MCP client that asked (absent for the dashboard's own calls). */
+  client?: RequestingClient;
 }
 
 export interface ExecContext extends CallContext {
@@ -173,8 +176,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
     outputSchema?: Record<string, unknown>;
     annotations: ReturnType<typeof annotationsOf>;
   };
-  /** Renders the outcome instead of the default (the gateway returns a downstream's result as it came). */
-  present?: (outcome: ToolOutcome, secrets: readonly string[]) => CallToolResult;
+  /**
+   * Renders the outcome instead of the default (the gateway returns a downstream's result as it
+   * came); `render` is the default renderer, for the outcomes it does not present itself.
+   */
+  present?: (outcome: ToolOutcome, secrets: readonly string[], render: Renderer<ToolOutcome>) => ToolResult;
 
   /** Lifecycle tools act on a proposal, not on objects: the object steps are skipped for them. */
   direct?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;

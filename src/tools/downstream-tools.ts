@@ -7,15 +7,15 @@
 // it. Everything the pipeline needs is said through the declaration, so this file is the whole
 // adapter.
 import { z } from 'zod';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../core/errors.js';
 import { vmsFromArgs } from '../core/catalog.js';
 import type { GuardOutcome, GuardVm } from '../core/guard.js';
 import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
+import { compileJsonSchema, type DownstreamResult, type DownstreamTool, type SchemaCheck } from '../downstream/downstream-tool.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
-import { render } from './render.js';
+import type { Renderer, ToolResult } from './tool-result.js';
+import type { ToolOutcome } from './pipeline-call.js';
 import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from './untrusted.js';
 
 /** Arguments the gateway adds to a downstream tool (unless the tool has its own of that name); never forwarded. */
@@ -24,8 +24,6 @@ const GATEWAY_ARGS = {
   change_id: ChangeIdArg.optional(),
 };
 const META_KEY = 'zerto-rewind/gateway';
-
-const validators = new AjvJsonSchemaValidator();
 
 /**
  * Reads of a bound server only need the VM's vSphere target for the policy decision; finding it
@@ -101,7 +99,7 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
     async dryRun(args) {
       return { would: `forward '${tool.name}' to downstream server '${server}' with ${JSON.stringify(stripGatewayArgs(args, gatewayArgs)).slice(0, 300)}` };
     },
-    present: (outcome, secrets) => present(x, outcome, secrets),
+    present: (outcome, secrets, render) => present(x, outcome, secrets, render),
   });
   return declaration as AnyTool;
 }
@@ -110,12 +108,12 @@ export function downstreamDeclaration(x: ExportedTool): AnyTool {
  * A validator for the downstream's input schema. A schema the validator cannot compile fails
  * closed: every call is refused as invalid input, saying why, rather than forwarded unchecked.
  */
-function compileInputSchema(tool: Tool): (input: unknown) => { valid: true } | { valid: false; errorMessage: string } {
+function compileInputSchema(tool: DownstreamTool): SchemaCheck {
   const schema: Record<string, unknown> = { ...tool.inputSchema };
   // The meta-schema version is the downstream's business; the validator checks the keywords.
   delete schema.$schema;
   try {
-    return validators.getValidator(schema as Parameters<typeof validators.getValidator>[0]);
+    return compileJsonSchema(schema);
   } catch (err) {
     const why = `the downstream's input schema for '${tool.name}' cannot be compiled (${(err as Error).message}), so no call to it is forwarded`;
     return () => ({ valid: false, errorMessage: why });
@@ -209,7 +207,7 @@ function stripGatewayArgs(args: Record<string, unknown>, gatewayArgs: string[]):
   return out;
 }
 
-function advertisedInput(tool: Tool, gatewayArgs: string[]): Record<string, unknown> {
+function advertisedInput(tool: DownstreamTool, gatewayArgs: string[]): Record<string, unknown> {
   const schema: Record<string, unknown> = { ...tool.inputSchema };
   delete schema.$schema;
   if (gatewayArgs.length === 0) return schema;
@@ -232,9 +230,9 @@ function splitAjvErrors(text: string): Array<{ path: string[]; message: string }
  * other server's), then one fenced line and the checkpoint facts in _meta. Other blocks (images,
  * resources) pass as they came. Proposals, dry runs and errors render as for any tool.
  */
-function present(x: ExportedTool, outcome: Parameters<typeof render>[0], secrets: readonly string[]): CallToolResult {
+function present(x: ExportedTool, outcome: ToolOutcome, secrets: readonly string[], render: Renderer<ToolOutcome>): ToolResult {
   if (!outcome.ok || !outcome.value.result) return render(outcome, secrets);
-  const value = render(outcome, secrets).structuredContent as { result: CallToolResult; checkpoint?: GuardOutcome; audit_id?: string };
+  const value = render(outcome, secrets).structuredContent as { result: DownstreamResult; checkpoint?: GuardOutcome; audit_id?: string };
   const result = value.result;
   const cp = value.checkpoint;
   const facts = {

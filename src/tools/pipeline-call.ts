@@ -87,7 +87,10 @@ export function decided(call: Call): PolicyDecision {
 export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
   return (rec: Omit<AuditRecord, 'id' | 'tool' | 'identity' | 'via'>) =>
     ctx.services.audit
-      .write({ id: ctx.auditId, tool, identity: ctx.identity, via: ctx.via, ...(proposalId ? { proposal_id: proposalId } : {}), ...rec })
+      .write({
+        id: ctx.auditId, tool, identity: ctx.identity, via: ctx.via, ...(proposalId ? { proposal_id: proposalId } : {}),
+        ...(ctx.client?.traceparent ? { traceparent: ctx.client.traceparent } : {}), ...rec,
+      })
       .catch((err: unknown) => {
         throw auditFailed(err);
       });

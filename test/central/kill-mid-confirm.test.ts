@@ -12,7 +12,7 @@ import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { serveHttp } from '../../src/http/serve-http.js';
 import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
 import { errorOf, silentLogger, tempDir } from '../support/harness.js';
 import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
 import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';

@@ -51,7 +51,7 @@ async function start(config: LoadedConfig, secretsEnv: Record<string, string> = 
   await runtime.downstreamStarted;
   const [c, s] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'gw-test', version: '1.0.0' });
-  await runtime.built.server.connect(s);
+  await runtime.built.newSession().connect(s);
   await client.connect(c);
   running.push({ runtime, client });
   return { runtime, client };
@@ -113,7 +113,7 @@ describe('startup does not wait for a downstream', () => {
     let changed!: () => void;
     const listChanged = new Promise<void>((r) => (changed = r));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
-    await runtime.built.server.connect(s);
+    await runtime.built.newSession().connect(s);
     await client.connect(c); // initialize answered: the downstream is still held
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
     const before = (await client.listTools()).tools.map((t) => t.name);

@@ -6,7 +6,7 @@ import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-is
 import { connectHttpClient } from '../support/http-client.js';
 import { serveHttp } from '../../src/http/serve-http.js';
 import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
 import { silentLogger } from '../support/harness.js';
 
 let h: LabHarness;

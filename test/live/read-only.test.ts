@@ -19,7 +19,7 @@ beforeAll(async () => {
   const { config, problems } = loadConfiguration({ ...process.env, TARGETS_FILE: targetsFile, AUDIT_LOG_PATH: `${dir}/audit.jsonl`, POLICY_FILE: `${dir}/none.yaml` }, process.cwd());
   if (!config) throw new Error(problems.map((p) => `${p.file} ${p.path}: ${p.reason}`).join('\n'));
   runtime = await startRuntime({ config, secrets: envSecretSource(process.env), logger: silentLogger });
-  client = await connectValidatingClient(runtime.built.server, 'live-suite');
+  client = await connectValidatingClient(runtime.built.newSession(), 'live-suite');
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@
 // call still running after it is aborted (its handler answers cancelled) and drain waits for that
 // answer; the caller's own cancel still reaches the handler.
 import { describe, expect, it } from 'vitest';
-import { InFlightCalls } from '../../src/in-flight-calls.js';
+import { InFlightCalls } from '../../src/mcp/in-flight-calls.js';
 
 /** A handler that runs until its signal aborts, then answers with the abort reason. */
 const untilAborted = (signal: AbortSignal) =>

@@ -3,7 +3,7 @@
 // not start answers every waiting request with the reason.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { startupGate } from '../../src/startup-gate.js';
+import { startupGate } from '../../src/mcp/startup-gate.js';
 
 const line = (msg: object): string => `${JSON.stringify(msg)}\n`;
 const initialize = line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { frameStdin, tieToTransport } from '../../src/transport-lifecycle.js';
+import { frameStdin, tieToTransport } from '../../src/mcp/transport-lifecycle.js';
 
 function collect(stream: NodeJS.ReadableStream): string[] {
   const out: string[] = [];

@@ -78,7 +78,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     ...(opts.webUi ? { webUi: opts.webUi } : {}),
     ...(opts.deps ?? {}),
   });
-  const client = await connectValidatingClient(built.server, opts.clientName ?? 'test-client');
+  const client = await connectValidatingClient(built.newSession(), opts.clientName ?? 'test-client');
   return {
     client, built, dir, auditPath, policyPath, settings,
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),

@@ -89,7 +89,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   // The server answers at once; a test starts once every downstream has come up (or failed to).
   await runtime.downstreamStarted;
-  const client = await connectValidatingClient(runtime.built.server, opts.clientName ?? 'lab-test', opts.elicitation);
+  const client = await connectValidatingClient(runtime.built.newSession(), opts.clientName ?? 'lab-test', opts.elicitation);
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),

@@ -11,7 +11,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
 import { serveHttp } from '../../src/http/serve-http.js';
 import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/http/mcp-http-server.js';
+import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
 import { silentLogger, tempDir } from './harness.js';
 import { ALL_SCOPES, startTestIssuer, type TestIssuer } from './test-issuer.js';
 import { connectHttpClient, type HttpMcpClient } from './http-client.js';

@@ -44,7 +44,7 @@ export async function startAliasHarness(alias: string): Promise<AliasHarness> {
   lab.config.targets.splice(1, 0, { ...vc1, name: alias, tags: ['env:lab', 'alias'] });
   const secrets = envSecretSource({ ...lab.env });
   const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, fanOutTimeoutMs: 10_000 });
-  const client = await connectValidatingClient(runtime.built.server, 'alias-test');
+  const client = await connectValidatingClient(runtime.built.newSession(), 'alias-test');
   return {
     async call(name, args = {}) {
       const res = await client.callTool({ name, arguments: args });

@@ -118,7 +118,7 @@ describe('a server built from a real config.json', () => {
       secrets: envSecretSource({ ...env, LAB_ZVM_USER: LAB_CREDENTIALS.user, LAB_ZVM_PASSWORD: LAB_CREDENTIALS.password }),
     });
     open.push({ close: () => runtime.shutdown() });
-    client = await connectValidatingClient(runtime.built.server, 'config-test');
+    client = await connectValidatingClient(runtime.built.newSession(), 'config-test');
     open.push(client);
     const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
       const res = await client.callTool({ name, arguments: args });

@@ -1,14 +1,19 @@
-// stdio answers `initialize` before the tools have loaded: on Node 20 importing the tool modules,
-// pino and the vendor clients and starting the runtime is about 100 ms of a ~240 ms start (README,
-// Performance), and a client waits for the `initialize` answer before it sends anything else.
+// stdio answers the handshake (`initialize`, `server/discover`) before the tools have loaded: on
+// Node 20 importing the tool modules, pino and the vendor clients and starting the runtime is
+// about 100 ms of a ~240 ms start (README, Performance), and a client waits for the handshake's
+// answer before it sends anything else.
 // Until the runtime is ready, this gate between the framed stdin and the SDK's transport lets only
 // the handshake through and holds every other message, in the order it came. `open()` releases
 // them and steps aside; `fail()` answers each held request with the reason the server did not
 // start, so the client shows that reason instead of a bare disconnect.
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 
-/** What the SDK's own Server answers without any tool handler: nothing there waits for the runtime. */
-const HANDSHAKE = new Set(['initialize', 'notifications/initialized', 'ping']);
+/**
+ * What the SDK's own Server answers without any tool handler, in either era: nothing there waits
+ * for the runtime. `server/discover` is 2026-07-28's opening (a client in auto mode probes with
+ * it first): held, it would cost that client the whole runtime start before it falls back.
+ */
+const HANDSHAKE = new Set(['initialize', 'notifications/initialized', 'ping', 'server/discover']);
 /** JSON-RPC "Internal error". */
 const INTERNAL_ERROR = -32603;
 

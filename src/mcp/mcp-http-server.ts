@@ -1,32 +1,40 @@
-// MCP over Streamable HTTP (the SDK's transport) as an OAuth 2.1 resource server. Each MCP
-// session gets its own SDK Server over the shared services; a session belongs to the subject
-// that opened it. Routes: /mcp (the endpoint), /.well-known/oauth-protected-resource (RFC 9728),
-// /healthz. Only loaded in HTTP mode.
+// MCP over Streamable HTTP as an OAuth 2.1 resource server, both protocol eras on one endpoint:
+// - 2026-07-28 (per-request _meta, no sessions): the SDK's createMcpHandler, a fresh Server per
+//   request over the shared services, so any instance answers any request;
+// - 2025-era clients (initialize, Mcp-Session-Id): sessions of this process (legacy-sessions.ts).
+// Before either, every request passes the same edge: Host and Origin (DNS rebinding), the bearer
+// token, the standard headers against the body, and the scope a tools/call needs.
+// Routes: /mcp (the endpoint), /.well-known/oauth-protected-resource (RFC 9728), extra routes
+// (/healthz). Only loaded in HTTP mode.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../core/logger.js';
 import { principalOf } from '../core/principal.js';
 import { SCOPES, type Scope } from '../core/scopes.js';
-import { BoundedEventStore } from './event-store.js';
-import { IssuerUnavailableError, TokenError, type TokenVerifier } from './token-verifier.js';
-import { sendChallenge } from './www-authenticate.js';
+import { IssuerUnavailableError, TokenError, type TokenVerifier } from '../http/token-verifier.js';
+import { sendChallenge } from '../http/www-authenticate.js';
+import { BodyTooLarge, endpointHosts, foreignRequest, headerMismatch, readBody, sendWeb, webRequest } from './http-guards.js';
+import { DEFAULT_SESSION_LIMITS, LegacySessions, type SessionLimits } from './legacy-sessions.js';
 
 export interface McpHttpOptions {
   host: string;
   port: number;
   /** The public base URL clients use (default http://host:port); the resource is `<base>/mcp`. */
   publicUrl?: string;
-  /** Absent only with --insecure-local on loopback. */
-  /** The verifier is made once the resource URL (the audience) is known. */
+  /** Host names clients may use besides the listen address and the public URL's (MCP_ALLOWED_HOSTS). */
+  allowedHosts?: string[];
+  /** Absent only with --insecure-local on loopback. The verifier is made once the resource URL (the audience) is known. */
   auth?: { issuer: string; verifierFor: (resourceUrl: string) => TokenVerifier };
   /** The scope a tools/call needs, by tool name (undefined: unknown tool, left to the server). */
   scopeOfTool: (name: string) => Scope | undefined;
+  /** A Server over the shared services: one per 2025-era session, one per 2026-era request. */
   newSession: () => Server;
+  /** Subscribes to changes of the tool list (the gateway's), for 2026-era subscriptions/listen streams. */
+  onToolListChanged?: (listener: () => void) => void;
+  sessionLimits?: Partial<SessionLimits>;
+  /** The sessions' clock (idle expiry); tests move it by hand. */
+  clock?: () => number;
   logger: Logger;
   /** Extra routes (health of the database); return true when handled. */
   extraRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -38,16 +46,25 @@ export interface McpHttpHandle {
   /** Where this instance listens (differs from url behind a load balancer). */
   listenUrl: string;
   resourceUrl: string;
+  /** The 2025-era sessions held by this process (tests, health). */
+  sessions: Pick<LegacySessions, 'size' | 'sweep'>;
   close(): Promise<void>;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+/** SEP-2243's HeaderMismatch: the standard headers say something else than the body. */
+const HEADER_MISMATCH = -32020;
 const BASE_SCOPE: Scope = 'vsphere:read';
 
-interface Session { transport: StreamableHTTPServerTransport; server: Server; owner: string | undefined }
-
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle> {
-  const sessions = new Map<string, Session>();
+  const sessions = new LegacySessions(opts.newSession, opts.logger, { ...DEFAULT_SESSION_LIMITS, ...opts.sessionLimits }, opts.clock);
+  const modern = createMcpHandler(() => opts.newSession(), {
+    legacy: 'reject',
+    maxRequestBodySize: MAX_BODY,
+    onerror: (err) => opts.logger.debug({ err: String(err) }, 'MCP request refused or failed'),
+  });
+  opts.onToolListChanged?.(() => modern.notify.toolsChanged());
+
   const http = createServer((req, res) => {
     handle(req, res).catch((err) => {
       opts.logger.error({ err: String(err) }, 'HTTP request failed');
@@ -64,6 +81,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
   const base = (opts.publicUrl ?? listenUrl).replace(/\/$/, '');
   const resourceUrl = `${base}/mcp`;
   const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+  const hosts = endpointHosts(opts.host, addr.port, opts.publicUrl, opts.allowedHosts ?? []);
   const verifier = opts.auth?.verifierFor(resourceUrl);
   const metadata = opts.auth && {
     resource: resourceUrl,
@@ -75,12 +93,18 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp') {
+    const mcpRoute = path === '/mcp';
+    const metadataRoute = path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp';
+    if (mcpRoute || metadataRoute) {
+      const foreign = foreignRequest(req, hosts);
+      if (foreign) return json(res, 403, { jsonrpc: '2.0', error: { code: -32600, message: `refused: ${foreign}` }, id: null });
+    }
+    if (metadataRoute) {
       if (!metadata) return json(res, 404, { error: 'this server runs without authentication (--insecure-local)' });
       return json(res, 200, metadata);
     }
     if (opts.extraRoute?.(req, res)) return;
-    if (path !== '/mcp') return json(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
+    if (!mcpRoute) return json(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
 
     let auth: AuthInfo | undefined;
     if (verifier) {
@@ -102,56 +126,41 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
       if (!auth.scopes.includes(BASE_SCOPE)) return sendChallenge(res, metadataUrl, { status: 403, error: 'insufficient_scope', scope: BASE_SCOPE, description: `every call needs the ${BASE_SCOPE} scope` });
     }
 
+    let raw: Buffer | undefined;
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = await readJson(req);
+        raw = await readBody(req, MAX_BODY);
+        body = JSON.parse(raw.toString('utf8'));
       } catch (err) {
+        if (err instanceof BodyTooLarge) return json(res, 413, { jsonrpc: '2.0', error: { code: -32600, message: err.message }, id: null });
         return json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: `parse error: ${(err as Error).message}` }, id: null });
       }
+      const mismatch = headerMismatch(req, body);
+      if (mismatch) return json(res, 400, { jsonrpc: '2.0', error: { code: HEADER_MISMATCH, message: mismatch }, id: requestIdOf(body) });
       const missing = auth && missingToolScope(body, auth.scopes, opts.scopeOfTool);
       if (missing) return sendChallenge(res, metadataUrl, { status: 403, error: 'insufficient_scope', scope: [...new Set([...auth!.scopes, missing])].join(' '), description: `this call needs the ${missing} scope` });
     }
 
-    const owner = principalOf(auth)?.subject;
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const s = sessions.get(sessionId);
-      // Another user's session id is treated as unknown: a session is bound to who opened it.
-      if (!s || s.owner !== owner) return json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; initialize a new session' }, id: null });
-      return s.transport.handleRequest(Object.assign(req, auth ? { auth } : {}), res, body);
-    }
-    if (req.method !== 'POST' || !isInitialize(body)) {
-      return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session: send initialize first (without Mcp-Session-Id)' }, id: null });
-    }
-    const server = opts.newSession();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      eventStore: new BoundedEventStore(),
-      onsessioninitialized: (id) => { sessions.set(id, { transport, server, owner }); },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(Object.assign(req, auth ? { auth } : {}), res, body);
+    const request = webRequest(req, res, `${listenUrl}${req.url ?? '/mcp'}`, raw);
+    const legacy = request.headers.has('mcp-session-id') || await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY });
+    const response = legacy
+      ? await sessions.handle(request, principalOf(auth)?.subject, auth, body)
+      : await modern.fetch(request, { ...(auth ? { authInfo: auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) });
+    await sendWeb(res, response);
   }
 
   return {
     url: base,
     listenUrl,
     resourceUrl,
+    sessions,
     async close() {
-      await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => undefined)));
-      sessions.clear();
+      await Promise.all([sessions.close(), modern.close().catch(() => undefined)]);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-function isInitialize(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
 /** The first scope a tools/call in this body needs and the token lacks. */
@@ -165,15 +174,9 @@ function missingToolScope(body: unknown, scopes: string[], scopeOf: (name: strin
   return undefined;
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new Error('body larger than 4 MiB');
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -6,20 +6,20 @@
 // Results and errors carry upstream text (VM names, annotations, fault messages, ...): both are
 // fenced and marked as untrusted data the same way (untrusted.ts), so no part a client shows the
 // model lets that text pass for the server's own words.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { redactValues } from '../core/redact.js';
-import type { ToolOutcome } from './pipeline-call.js';
-import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from './untrusted.js';
+import type { ToolOutcome } from '../tools/pipeline-call.js';
+import type { ToolResult } from '../tools/tool-result.js';
+import { fenced, markOf, newFenceId, UNTRUSTED_META_KEY, withMark } from '../tools/untrusted.js';
 
-export { UNTRUSTED_FENCE, UNTRUSTED_META_KEY, fenced, unfenced } from './untrusted.js';
+export { UNTRUSTED_FENCE, UNTRUSTED_META_KEY, fenced, unfenced } from '../tools/untrusted.js';
 
-export function render(outcome: ToolOutcome, secrets: readonly string[]): CallToolResult {
+export function render(outcome: ToolOutcome, secrets: readonly string[]): ToolResult {
   const fence = newFenceId();
   if (outcome.ok) {
     const plain = redactValues(outcome.value, secrets);
     const mark = markOf(plain, fence);
     const value = withMark(plain, mark);
-    const result: CallToolResult = {
+    const result: ToolResult = {
       content: [{ type: 'text', text: fenced(JSON.stringify(value), fence) }], structuredContent: value, _meta: { [UNTRUSTED_META_KEY]: mark },
     };
     // A fan-out read whose every addressed target failed is an error to a generic client, with the

@@ -1,12 +1,11 @@
-// The process lives and dies with its stdio transport. Two things the SDK's StdioServerTransport
-// does not do for us:
+// The process lives and dies with its stdio transport. Two things the SDK's stdio transport does
+// not do for us:
 // - A JSON-RPC message (one line) over its 10 MiB read buffer makes it close itself, after which
 //   every later call hangs. Lines are framed here first: an oversized line is dropped as it
 //   streams in (never buffered whole) and answered with a JSON-RPC error, so the session goes on.
 // - A transport that closes (for whatever reason) leaves the process, its dashboard and its FLR
 //   mounts running. `tieToTransport` turns every close into the full shutdown.
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 /** The largest JSON-RPC message accepted on stdin (the SDK's own limit, kept on purpose). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -96,19 +95,19 @@ function idOf(prefix: Buffer): string | number | null {
 }
 
 /**
- * Every close of the server's transport (stdin ending, the transport closing itself, a write to a
- * gone client failing) ends the process through `shutdown`, once. The SDK aborts the signal of
- * each call in flight when its transport closes, so those calls stop at their next checkpoint.
+ * Every close of the server's transport (the transport closing itself, a write to a gone client
+ * failing) ends the process through `shutdown`, once. The SDK aborts the signal of each call in
+ * flight when its transport closes, so those calls stop at their next checkpoint.
  */
-export function tieToTransport(server: Server, shutdown: (reason: string) => Promise<void>, stdout?: Writable): void {
+export function tieToTransport(transport: { onclose?: (() => void) | undefined }, shutdown: (reason: string) => Promise<void>, stdout?: Writable): void {
   let done = false;
   const once = (reason: string): void => {
     if (done) return;
     done = true;
     void shutdown(reason);
   };
-  const previous = server.onclose;
-  server.onclose = () => {
+  const previous = transport.onclose;
+  transport.onclose = () => {
     previous?.();
     once('transport closed');
   };
