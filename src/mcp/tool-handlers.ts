@@ -100,12 +100,15 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
     };
     const { info, ...client } = requestingClient(server, ctx);
     const who = identityOf(ctx.http?.authInfo, info);
+    const askHuman = elicitationPort(ctx, client);
     return inFlight.track(ctx.mcpReq.signal, async (signal) => {
       try {
         const outcome = await runTool(found, request.params.arguments, {
-          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client,
-          askHuman: elicitationPort(ctx, client),
+          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client, askHuman,
         });
+        // 2026-07-28: the approval question goes back as input_required; the retry answers it.
+        const question = askHuman.deferredQuestion();
+        if (question) return question as unknown as CallToolResult;
         return wire(found.present ? found.present(outcome, secrets(), render) : render(outcome, secrets()));
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the

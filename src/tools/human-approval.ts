@@ -4,14 +4,15 @@
 // it wins or loses cleanly), decline cancels it and audits that, and a dismissed or unanswered
 // question leaves it pending for the dashboard.
 import { approvalQuestion } from '../core/approval-question.js';
-import type { Approver } from '../core/approval.js';
+import { argsSha256, type Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
-import { toPublicError } from '../core/errors.js';
-import type { CallContext } from './define.js';
+import { AppError, toPublicError } from '../core/errors.js';
+import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
 import { auditor, type ToolOutcome } from './pipeline-call.js';
 
-export type HumanAnswer = 'accept' | 'decline' | 'cancel' | 'unanswered';
+/** `deferred`: the question goes out with the result (2026-07-28 `input_required`); the client's retry answers it. */
+export type HumanAnswer = 'accept' | 'decline' | 'cancel' | 'unanswered' | 'deferred';
 
 export interface HumanQuestion {
   /** approvalQuestion() of the proposal, or (url mode) a line saying where to approve. */
@@ -25,7 +26,13 @@ export interface HumanQuestion {
 /** How this connection can reach the person: `form` asks and gets an answer; `url` can only hand them a link. */
 export interface HumanApprovalPort {
   readonly mode: 'form' | 'url' | undefined;
-  ask(q: HumanQuestion): Promise<HumanAnswer>;
+  /** The question carries this proposal id; a retry names it back (`resuming`). */
+  ask(q: HumanQuestion & { proposalId: string }): Promise<HumanAnswer>;
+  /**
+   * On a retried request that answers an earlier question: the proposal it was about (client
+   * data: the pipeline checks it is pending, the caller's own, and for these same arguments).
+   */
+  readonly resuming?: string;
 }
 
 export type ConfirmProposal = (p: Proposal<PendingCall>, ctx: CallContext, approver: Approver) => Promise<{ state: string; result: Record<string, unknown> }>;
@@ -46,10 +53,11 @@ export async function askHuman(p: Proposal<PendingCall>, ctx: CallContext, pendi
   const timeoutMs = Math.max(1_000, Math.min(ctx.services.settings.approvalQuestionSeconds * 1_000, (p.expiresAt - store.now()) / 2));
   const where = page ? `the dashboard (${page})` : 'the dashboard';
   if (port.mode === 'url') {
-    await port.ask({ message: `Approve or deny ${p.tool} on ${JSON.stringify(p.target.name)} in the dashboard.`, url: page!, timeoutMs, signal: ctx.signal });
+    await port.ask({ message: `Approve or deny ${p.tool} on ${JSON.stringify(p.target.name)} in the dashboard.`, url: page!, timeoutMs, signal: ctx.signal, proposalId: p.id });
     return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user was given a link to approve or deny it in ${where}; confirm_action cannot approve it.` } };
   }
-  const answer = await port.ask({ message: approvalQuestion(p), timeoutMs, signal: ctx.signal });
+  const answer = await port.ask({ message: approvalQuestion(p), timeoutMs, signal: ctx.signal, proposalId: p.id });
+  if (answer === 'deferred') return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user is asked in the client; if they do not answer, a person can approve or deny it in ${where}.` } };
   const approver: Approver = { identity: ctx.identity, channel: 'elicitation' };
   if (answer === 'accept') {
     let taken: Proposal<PendingCall>;
@@ -84,4 +92,25 @@ export async function askHuman(p: Proposal<PendingCall>, ctx: CallContext, pendi
   }
   const why = answer === 'cancel' ? 'dismissed the question without deciding' : `did not answer within ${Math.round(timeoutMs / 1000)}s`;
   return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user ${why}; the proposal stays pending until it expires, for a person to approve or deny in ${where}. confirm_action cannot approve it.` } };
+}
+
+/**
+ * A retried call that answers the question about `id`: the proposal, if it is this caller's own,
+ * still pending, and for exactly these arguments; else a refusal (nothing is re-proposed).
+ */
+export async function resumedProposal(id: string, ctx: CallContext, tool: AnyTool, rawArgs: unknown): Promise<Proposal<PendingCall> | AppError> {
+  const p = await ctx.services.confirmations.getById(id);
+  const again = 'Make the call again for a new question.';
+  if (!p || p.requester !== ctx.identity || p.tool !== tool.name) {
+    return new AppError('confirmation_invalid', 'The answer names no question this server asked you.', { hint: `${again} Nothing has changed.` });
+  }
+  // Compared as the first round stored them: validated, defaults filled in.
+  const parsed = tool.input.safeParse(rawArgs ?? {});
+  if (!parsed.success || argsSha256(p.payload.args) !== argsSha256(parsed.data as Record<string, unknown>)) {
+    return new AppError('confirmation_invalid', 'The answer came with other arguments than the question it answers.', { hint: `${again} Nothing has changed.` });
+  }
+  if (p.state !== 'pending') {
+    return new AppError(p.state === 'expired' ? 'confirmation_expired' : 'confirmation_invalid', `The proposal this answer is about is already ${p.state}.`, { hint: p.state === 'executed' ? 'It ran once already; do not repeat it.' : again });
+  }
+  return p;
 }

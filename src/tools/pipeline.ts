@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError, fromPublicError, toPublicError } from '../core/errors.js';
 import type { Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
-import { askHuman } from './human-approval.js';
+import { askHuman, resumedProposal } from './human-approval.js';
+import { proposalOutput } from './proposal.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
 import type { Call, Step, ToolOutcome } from './pipeline-call.js';
@@ -36,6 +37,14 @@ export const STEPS: readonly Step[] = [
 export type CallBase = Omit<CallContext, 'auditId'>;
 
 export async function runTool(tool: AnyTool, rawArgs: unknown, base: CallBase): Promise<ToolOutcome> {
+  const resuming = base.askHuman?.resuming;
+  if (resuming !== undefined) {
+    // The client's retry answers the question about a proposal made by the first round: decide it.
+    const p = await resumedProposal(resuming, { ...base, auditId: '' }, tool, rawArgs);
+    if (p instanceof AppError) return { ok: false, error: toPublicError(p) };
+    const ctx = { ...base, auditId: p.auditId };
+    return askHuman(p, ctx, proposalOutput(p, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url), confirmProposal);
+  }
   const call = newCall(tool, { ...base, auditId: randomUUID() }, rawArgs);
   const outcome = await runSteps(call);
   // `approval: human`: the proposal is stored and audited; now the person decides it.
