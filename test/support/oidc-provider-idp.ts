@@ -16,12 +16,22 @@ export interface ProviderIdp {
   close(): Promise<void>;
 }
 
-export async function startProviderIdp(resource: string): Promise<ProviderIdp> {
+/** A web client (the dashboard) known from the start: redirect URI, secret, code flow with PKCE. */
+export interface ProviderWebClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+}
+
+/** `serviceGroups`: a groups claim the provider adds to client-credentials tokens only (users get none). */
+export async function startProviderIdp(resource: string, webClients: ProviderWebClient[] = [], serviceGroups?: string[]): Promise<ProviderIdp> {
   const http: Server = createServer();
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
+    clients: webClients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' })),
     scopes: ['openid', 'offline_access', ...SCOPES],
+    ...(serviceGroups ? { extraTokenClaims: (_ctx: unknown, token: { kind: string }) => (token.kind === 'ClientCredentials' ? { groups: serviceGroups } : undefined) } : {}),
     features: {
       clientCredentials: { enabled: true },
       registration: { enabled: true },
