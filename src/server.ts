@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { Settings } from './config/settings.js';
 import type { TargetEntry } from './config/targets.js';
 import type { PolicySource } from './config/policy-store.js';
-import { ConfirmationStore, type Proposal, type ProposalStore } from './core/confirmation-store.js';
+import { ConfirmationStore, type ApprovalPlace, type Proposal, type ProposalStore } from './core/confirmation-store.js';
 import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter, type RateBudget } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
@@ -42,7 +42,7 @@ export interface ServerDeps {
   /** Shared stores (central mode, PostgreSQL); default: this process's memory. */
   stores?: {
     rateLimiter: RateBudget;
-    proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+    proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
   };
   /**
    * The stdio connection's servers, opened before the runtime started so that the handshake of
@@ -98,6 +98,8 @@ export function buildServer(deps: ServerDeps): BuiltServer {
   };
   const storeOptions = {
     ttlSeconds: ttl,
+    // Read when a refusal is written: the dashboard's address is known only once it listens.
+    place: { get dashboardUrl() { return services.webUi.enabled ? services.webUi.url : undefined; } },
     ...(deps.clock ? { now: deps.clock } : {}),
     onExpire: (p: Proposal) => {
       void deps.audit

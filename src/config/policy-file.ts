@@ -8,6 +8,15 @@ export const CATEGORIES = ['read', 'mutate', 'destructive'] as const;
 export type Category = (typeof CATEGORIES)[number];
 export const CHECKPOINT_MODES = ['required', 'best_effort', 'off'] as const;
 export type CheckpointMode = (typeof CHECKPOINT_MODES)[number];
+/**
+ * Who may approve a two-phase proposal (destructive changes, file restores):
+ *   single         whoever holds the token, the model included (confirm_action);
+ *   human          a person: asked through the client (elicitation) when it can, else the dashboard;
+ *   dashboard      a person in the dashboard only;
+ *   second_person  a verified user other than the requester, in the dashboard (central mode).
+ */
+export const APPROVAL_LEVELS = ['single', 'human', 'dashboard', 'second_person'] as const;
+export type ApprovalLevel = (typeof APPROVAL_LEVELS)[number];
 
 const Action = z.enum(['allow', 'deny']);
 const CallsPerMinute = z.union([
@@ -27,8 +36,8 @@ const TargetBlockShape = {
   max_bulk_objects: z.number().int().positive(),
   max_calls_per_minute: CallsPerMinute,
   dry_run: z.boolean(),
-  /** `second_person`: four eyes; only a different verified user may confirm (central mode). */
-  approval: z.enum(['single', 'second_person']),
+  /** Who may approve a proposal (APPROVAL_LEVELS); `human` unless the operator says otherwise. */
+  approval: z.enum(APPROVAL_LEVELS),
 };
 
 const TargetBlock = z.object(TargetBlockShape).partial().strict();
@@ -55,7 +64,7 @@ const RuleSchema = z
     action: Action.optional(),
     unless_override: z.boolean().default(false),
     checkpoint: z.enum(CHECKPOINT_MODES).optional(),
-    approval: z.enum(['single', 'second_person']).optional(),
+    approval: z.enum(APPROVAL_LEVELS).optional(),
   })
   .strict()
   .refine((r) => r.action !== undefined || r.checkpoint !== undefined || r.approval !== undefined, {
@@ -87,6 +96,11 @@ export const PolicyFileSchema = z
     downstream_unlisted: Action.default('deny'),
     /** Gateway: downstream tools annotated destructiveHint: true go through proposal + confirm_action. */
     downstream_two_phase: z.boolean().default(false),
+    /**
+     * Client-credentials clients (services, not people) that may count as the second person under
+     * `second_person`, e.g. a change-approval bot. Any other service never approves as a person.
+     */
+    service_approvers: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -108,7 +122,9 @@ export const BUILTIN_DEFAULTS: Required<Omit<TargetPolicyBlock, 'max_calls_per_m
   max_bulk_objects: 10,
   max_calls_per_minute: { read: 600, mutate: 60, destructive: 20 },
   dry_run: false,
-  approval: 'single',
+  // A person approves destructive changes and file restores (every two-phase proposal), not the
+  // model that proposed them.
+  approval: 'human',
 };
 
 export function parsePolicy(text: string, file: string): { policy?: PolicyFile; problems: ConfigProblem[] } {
@@ -124,4 +140,4 @@ export function parsePolicy(text: string, file: string): { policy?: PolicyFile; 
 }
 
 /** Used when no policy file exists: the strict built-in defaults and nothing else. */
-export const EMPTY_POLICY: PolicyFile = { defaults: {}, targets: {}, protected: [], rules: [], downstream_unlisted: 'deny', downstream_two_phase: false };
+export const EMPTY_POLICY: PolicyFile = { defaults: {}, targets: {}, protected: [], rules: [], downstream_unlisted: 'deny', downstream_two_phase: false, service_approvers: [] };

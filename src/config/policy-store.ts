@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { parsePolicy, EMPTY_POLICY, type PolicyFile } from './policy-file.js';
 import { formatProblems, type ConfigProblem } from './problems.js';
 
-export type PolicyState = { ok: true; policy: PolicyFile; source: string } | { ok: false; error: string };
+/** `sha256`: of the file's bytes, which an approval receipt names; absent for the built-in defaults. */
+export type PolicyState = { ok: true; policy: PolicyFile; source: string; sha256?: string } | { ok: false; error: string };
 
 export interface PolicySource {
   current(): PolicyState;
@@ -71,7 +72,7 @@ export class PolicyFileStore implements PolicySource {
     this.problems = problems;
     if (!policy) return { ok: false, error: formatProblems(problems) };
     this.everLoaded = true;
-    return { ok: true, policy, source: this.file };
+    return { ok: true, policy, source: this.file, sha256: read.stamp };
   }
 
   private everLoaded = false;

@@ -11,6 +11,8 @@ export interface Settings {
   policyFileExplicit: boolean;
   auditLogPath: string;
   confirmationTtlSeconds: number;
+  /** APPROVAL_QUESTION_SECONDS: how long an approval question in the client waits (at most half the TTL). */
+  approvalQuestionSeconds: number;
   zertoConfigFile: string | undefined;
   webUi: { enabled: boolean; host: string; port: number; token: string | undefined; allowedHosts: string[] };
   logLevel: string;
@@ -61,6 +63,7 @@ export function readSettings(env: Record<string, string | undefined>): { setting
     policyFileExplicit: Boolean(env.POLICY_FILE),
     auditLogPath: env.AUDIT_LOG_PATH || './audit.jsonl',
     confirmationTtlSeconds: parseInteger(env, 'CONFIRMATION_TTL_SECONDS', 120, 5, 86_400, problems),
+    approvalQuestionSeconds: parseInteger(env, 'APPROVAL_QUESTION_SECONDS', 60, 1, 3_600, problems),
     zertoConfigFile: env.ZERTO_REWIND_CONFIG || undefined,
     webUi: {
       enabled: parseBool(env, 'WEB_UI_ENABLED', false, problems),

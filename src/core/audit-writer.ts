@@ -17,6 +17,7 @@ import { exceedsDepth } from './json-depth.js';
 import { AUDIT_VALUE_MAX_DEPTH, capValue } from './audit/cap.js';
 import { CHAIN_FIELD, lineHash } from './audit/chain.js';
 import { readTailState } from './audit/tail.js';
+import type { ApprovalReceipt } from './approval.js';
 
 export type AuditPhase =
   | 'call' | 'proposed' | 'executing' | 'executed' | 'denied' | 'failed'
@@ -38,6 +39,8 @@ export interface AuditRecord {
   proposal_id?: string;
   /** Short outcome: error code/message, checkpoint tag, dry-run summary... */
   detail?: unknown;
+  /** On a confirmed proposal's lines: who approved it, through which channel, under which policy. */
+  approval?: ApprovalReceipt;
   /** The MCP client's W3C trace context for this call, so its trace and this line join up. */
   traceparent?: string;
 }
@@ -212,6 +215,7 @@ export function auditBody(record: AuditRecord, at: Date, secrets: readonly strin
     ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
     decision: record.decision ?? null,
     ...(record.detail !== undefined ? { detail: shallow(record.detail) } : {}),
+    ...(record.approval !== undefined ? { approval: record.approval } : {}),
   };
   // Redact first, then cap: a capped value's hash is of what the log would have shown.
   const clean = redact(ordered, secrets);

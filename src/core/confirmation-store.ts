@@ -4,6 +4,8 @@
 // Finished proposals stay listed for a while with their outcome, so a human (in the web page) or
 // the agent can see what happened.
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { ApprovalLevel } from '../config/policy-file.js';
+import { levelsFor, type Approver } from './approval.js';
 import { AppError } from './errors.js';
 import { isVerifiedIdentity } from './principal.js';
 
@@ -18,6 +20,8 @@ export interface Proposal<P = unknown> {
   affected: Array<Record<string, unknown> & { type: string; name: string }>;
   /** Names of the VPGs the guard will checkpoint before executing. */
   checkpointVpgs: string[];
+  /** What undo will be possible after it runs, in one sentence (the approval question shows it). */
+  undo: string;
   requester: string;
   requiresWebApproval: boolean;
   createdAt: number;
@@ -25,8 +29,8 @@ export interface Proposal<P = unknown> {
   state: ProposalState;
   /** The call's audit id: every audit line of this proposal carries it. */
   auditId: string;
-  /** `second_person`: only a verified identity other than the requester may confirm (four eyes). */
-  approval?: 'single' | 'second_person';
+  /** Who may approve it (policy's `approval`); absent: `single`. */
+  approval?: ApprovalLevel;
   /** Whatever the pipeline needs to execute later (validated args, resolved objects). */
   payload: P;
   outcome?: { ok: boolean; result?: unknown; error?: { code: string; message: string } };
@@ -66,8 +70,8 @@ export interface ProposalStore<P = unknown> {
   readonly now: () => number;
   readonly ttlSeconds: number;
   create(input: NewProposal<P>): Awaitable<Proposal<P>>;
-  take(token: string, via: 'mcp' | 'web', decidedBy: string): Awaitable<Proposal<P>>;
-  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Awaitable<Proposal<P>>;
+  take(token: string, approver: Approver): Awaitable<Proposal<P>>;
+  takeById(id: string, approver: Approver): Awaitable<Proposal<P>>;
   cancel(token: string, decidedBy: string): Awaitable<Proposal<P>>;
   cancelById(id: string, decidedBy: string): Awaitable<Proposal<P>>;
   release(p: Proposal<P>): Awaitable<void>;
@@ -87,6 +91,8 @@ export interface ConfirmationStoreOptions {
   now?: () => number;
   /** Called once when a pending proposal expires (for the audit line). */
   onExpire?: (p: Proposal) => void;
+  /** Where a person approves what the model may not (named in the refusal). */
+  place?: ApprovalPlace;
 }
 
 export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
@@ -126,7 +132,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
    * Takes a pending proposal for execution. Synchronous on purpose: the state flips before any
    * await, so a concurrent second confirm sees `executing` and is refused.
    */
-  take(token: string, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
+  take(token: string, approver: Approver): Proposal<P> {
     this.sweep();
     const p = this.byToken.get(token);
     if (!p) {
@@ -134,21 +140,21 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
         hint: 'Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.',
       });
     }
-    return this.claim(p, via, decidedBy);
+    return this.claim(p, approver);
   }
 
-  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
+  takeById(id: string, approver: Approver): Proposal<P> {
     this.sweep();
     const p = this.byId.get(id);
     if (!p) throw new AppError('confirmation_invalid', `No proposal with id ${id}.`, { hint: 'Reload the pending list.' });
-    return this.claim(p, via, decidedBy);
+    return this.claim(p, approver);
   }
 
-  private claim(p: Proposal<P>, via: 'mcp' | 'web', decidedBy: string): Proposal<P> {
-    const refused = claimRefusal(p, via, decidedBy, this.opts.ttlSeconds);
+  private claim(p: Proposal<P>, approver: Approver): Proposal<P> {
+    const refused = claimRefusal(p, approver, this.opts.ttlSeconds, this.opts.place);
     if (refused) throw refused;
     p.state = 'executing';
-    p.decidedBy = decidedBy;
+    p.decidedBy = approver.identity;
     return p;
   }
 
@@ -249,11 +255,19 @@ export function summarize(p: Proposal<unknown>): ProposalSummary {
   return { ...rest, outcome: { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}) } };
 }
 
+/** Where a person can approve what the model may not: the dashboard's page for it, when it runs. */
+export interface ApprovalPlace {
+  dashboardUrl?: string;
+}
+
 /**
  * Why a proposal cannot be taken now (undefined: it can). Shared by the in-memory store and the
  * PostgreSQL one, which applies the same conditions in its UPDATE and asks here only to explain.
  */
-export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state' | 'requiresWebApproval' | 'approval' | 'requester'>, via: 'mcp' | 'web', decidedBy: string, ttlSeconds: number): AppError | undefined {
+export function claimRefusal(
+  p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state' | 'requiresWebApproval' | 'approval' | 'requester'>,
+  approver: Approver, ttlSeconds: number, place: ApprovalPlace = {},
+): AppError | undefined {
   if (p.state === 'expired') {
     return new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
       hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`,
@@ -266,27 +280,42 @@ export function claimRefusal(p: Pick<Proposal, 'id' | 'tool' | 'target' | 'state
       details: { proposal_id: p.id },
     });
   }
-  if (via === 'mcp' && p.requiresWebApproval) {
-    return new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed over MCP.`, {
-      hint: 'Ask the operator to open the dashboard (Pending tab) and press Confirm, or Deny. Nothing has changed yet.',
-      details: { proposal_id: p.id },
+  const where = place.dashboardUrl ? `the dashboard (${place.dashboardUrl})` : 'the dashboard';
+  const details = { proposal_id: p.id, approval: p.approval ?? 'single' };
+  if (approver.channel !== 'web' && p.requiresWebApproval) {
+    return new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed ${approver.channel === 'mcp' ? 'over MCP' : 'here'}.`, {
+      hint: `Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`,
+      details,
     });
   }
-  if (p.approval === 'second_person' && !isVerifiedIdentity(decidedBy)) {
+  const level = p.approval ?? 'single';
+  if (level === 'second_person' && approver.channel === 'web' && !isVerifiedIdentity(approver.identity)) {
     // A typed dashboard name (token mode) or a client's self-chosen name is nobody in particular,
     // so it never counts as the second person: only a signed-in user does.
-    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and ${via === 'web' ? 'this dashboard' : 'this connection'} cannot verify who you are.`, {
-      hint: via === 'web'
-        ? 'Sign in to the dashboard of the central (HTTP) server with your identity provider account, or confirm it over MCP as a different signed-in user. Nothing has changed.'
-        : 'Confirm it as a different signed-in user of the central (HTTP) server. Nothing has changed.',
-      details: { proposal_id: p.id, approval: 'second_person' },
+    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and this dashboard cannot verify who you are.`, {
+      hint: 'Sign in to the dashboard of the central (HTTP) server with your identity provider account. Nothing has changed.',
+      details,
     });
   }
-  if (p.approval === 'second_person' && decidedBy === p.requester) {
+  if (!levelsFor(approver).includes(level)) return personRequired(p, level, approver, where, details);
+  if (level === 'second_person' && approver.identity === p.requester) {
     return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}': ${p.requester} proposed it, so someone else must confirm it.`, {
-      hint: 'Ask a colleague to confirm it (list_pending_actions, or the dashboard). It stays pending until then; nothing has changed.',
-      details: { proposal_id: p.id, approval: 'second_person' },
+      hint: `Ask a colleague to sign in to ${where} and confirm it. It stays pending until then; nothing has changed.`,
+      details,
     });
   }
   return undefined;
+}
+
+/** The model (or a service) tried to approve what policy gives to a person: say who, and where. */
+function personRequired(p: Pick<Proposal, 'tool' | 'target'>, level: ApprovalLevel, approver: Approver, where: string, details: Record<string, unknown>): AppError {
+  const who = level === 'second_person' ? 'a second person (a signed-in colleague, not the requester)' : 'a person';
+  const from = approver.channel === 'mcp' ? 'confirm_action cannot approve it' : 'it cannot be approved from here';
+  const ask = level === 'human'
+    ? `Ask the user to approve it: in the question their client showed them, or in ${where}.`
+    : `Ask the user to approve it in ${where}${level === 'second_person' ? ', signed in as someone other than the requester' : ''}.`;
+  return new AppError('approval_required', `Policy gives the approval of ${p.tool} on '${p.target.name}' to ${who} (approval: ${level}), so ${from}.`, {
+    hint: `${ask} Do not retry confirm_action; nothing has changed.`,
+    details,
+  });
 }

@@ -2,9 +2,12 @@
 // Precedence, as in vmware-mcp: protected (absolute deny; override ignored) -> rules (ordered,
 // first match with an action wins; `override` flips an `unless_override` deny) -> the target's
 // block -> defaults (which ship strict). The checkpoint mode has its own precedence: the first
-// matching rule that sets one, else the target's block, else the defaults.
+// matching rule that sets one, else the target's block, else the defaults; so has the approval.
+// A rule that matches on a claim the caller's token does not carry (groups) denies the call: a
+// missing claim is unknown, never "no groups".
 import {
   BUILTIN_DEFAULTS,
+  type ApprovalLevel,
   type Category,
   type CheckpointMode,
   type PolicyFile,
@@ -34,8 +37,11 @@ export interface PolicyRequest {
   override: boolean;
   /** A call the gateway forwards to a downstream server; `unguarded`: nothing ties the change to a VM. */
   downstream?: { server: string; unguarded: boolean };
-  /** The verified caller (HTTP mode); absent over stdio, where `users`/`groups` rules never match. */
-  caller?: { subject: string; groups: string[] };
+  /**
+   * The verified caller (HTTP mode); absent over stdio, where `users`/`groups` rules never match.
+   * `groups` undefined: the token carried no groups claim (not the same as an empty list).
+   */
+  caller?: { subject: string; groups: string[] | undefined };
 }
 
 export interface CallsPerMinute {
@@ -60,8 +66,8 @@ export interface PolicyDecision {
   dryRun: boolean;
   /** What to do about a denial, when the deciding rule knows better than the generic advice. */
   hint?: string;
-  /** Four eyes: the first matching rule that sets it, else the target's block, else the defaults. */
-  approval: 'single' | 'second_person';
+  /** Who approves a proposal: the first matching rule that sets it, else the target's block, else the defaults. */
+  approval: ApprovalLevel;
 }
 
 export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
@@ -72,6 +78,15 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
 
   if (req.targetIsAll && req.category !== 'read') {
     return { ...base, allowed: false, rule: 'target-all', reason: `target 'all' is only for reads; ${req.category} tools take exactly one named target` };
+  }
+
+  const unknownClaim = policy.rules.find((r) => needsMissingGroups(r, req));
+  if (unknownClaim) {
+    return {
+      ...base, allowed: false, rule: unknownClaim.name,
+      reason: `rule '${unknownClaim.name}' decides by group, and the caller's token carries no groups claim, so the call is denied (a missing claim is never read as "no groups")`,
+      hint: 'Have the identity provider put the groups claim into the access token (or its userinfo answer), then sign in again; see docs/identity-providers.md.',
+    };
   }
 
   for (const [i, entry] of policy.protected.entries()) {
@@ -161,6 +176,12 @@ function protectedHit(entry: ProtectedEntry, req: PolicyRequest): string | undef
   return undefined;
 }
 
+/** True when `rule` would match but for its `groups`, which the verified caller's token does not carry. */
+function needsMissingGroups(rule: PolicyRule, req: PolicyRequest): boolean {
+  if (!rule.match.groups || !req.caller || req.caller.groups !== undefined) return false;
+  return ruleMatches({ ...rule, match: { ...rule.match, groups: undefined } }, req);
+}
+
 /** Match fields are ANDed; an absent field matches anything; list fields match when any entry does. */
 export function ruleMatches(rule: PolicyRule, req: PolicyRequest): boolean {
   const m = rule.match;
@@ -168,7 +189,7 @@ export function ruleMatches(rule: PolicyRule, req: PolicyRequest): boolean {
   if (m.target_tags && !m.target_tags.some((t) => req.target.tags.includes(t))) return false;
   if (m.tools && !m.tools.some((t) => t === req.tool || t === req.category)) return false;
   if (m.users && !(req.caller && m.users.includes(req.caller.subject))) return false;
-  if (m.groups && !(req.caller && m.groups.some((g) => req.caller!.groups.includes(g)))) return false;
+  if (m.groups && !(req.caller?.groups && m.groups.some((g) => req.caller!.groups!.includes(g)))) return false;
   const vms = req.objects.filter((o) => o.type === 'vm');
   if (m.vm_patterns && !vms.some((vm) => m.vm_patterns!.some((p) => fnmatch(vm.name, p)))) return false;
   if (m.folders && !req.objects.some((o) => o.folder !== undefined && m.folders!.some((f) => pathMatches(o.folder!, f)))) return false;

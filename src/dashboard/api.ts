@@ -56,6 +56,8 @@ async function route(
       throw new HttpError(403, 'forbidden', 'Cross-site request refused.');
     }
     const id = action[1] as string;
+    // As over MCP: confirm_action and cancel_action need vsphere:change (confirm also the tool's own scope).
+    requireScope(user, 'vsphere:change');
     const body = await readJsonObject(req);
     const approver = user ? signedInApprover(user, body) : approverIdentity(req, body);
     const principal = user?.principal;
@@ -69,11 +71,13 @@ async function route(
     return;
   }
 
+  // Every read shows vCenter inventory, proposals or audit: the MCP read scope, as over MCP.
+  if (path !== '/api/session') requireScope(user, 'vsphere:read');
   switch (path) {
     case '/api/session':
       requireMethod(req, 'GET');
       // How the page shows who approves: the signed-in user, or (token mode) a typed name.
-      sendJson(res, 200, user ? { sign_in: 'oidc', identity: user.principal.identity, name: user.name } : { sign_in: 'token' });
+      sendJson(res, 200, user ? { sign_in: 'oidc', identity: user.principal.identity, name: user.name, scopes: user.principal.scopes } : { sign_in: 'token' });
       return;
     case '/api/proposals':
       requireMethod(req, 'GET');
@@ -108,6 +112,16 @@ async function route(
     }
     default:
       throw new HttpError(404, 'not_found', 'No such API route.');
+  }
+}
+
+/**
+ * A signed-in user needs the MCP scope a call needs over MCP: signing in proves who someone is,
+ * not what they may do. Token mode has no user and no scopes (the token holder is the operator).
+ */
+function requireScope(user: SignedInUser | undefined, scope: string): void {
+  if (user && !user.principal.scopes.includes(scope)) {
+    throw new HttpError(403, 'insufficient_scope', `You are signed in as ${user.principal.identity}, but your identity provider did not grant you the ${scope} scope for this server, so the dashboard shows and changes nothing for you. Ask your IdP administrator for it, then sign in again.`);
   }
 }
 

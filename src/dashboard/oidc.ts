@@ -2,9 +2,13 @@
 // with PKCE (S256), state and nonce, against the same identity provider that issues the MCP bearer
 // tokens. The ID token's signature is checked against the issuer's JWKS, and its subject becomes
 // `user:<sub>`: the same identity an MCP call of that user carries, so the four-eyes rule compares
-// like with like. Loaded only when the dashboard signs people in (HTTP mode with an issuer).
+// like with like. The sign-in asks for the MCP resource (RFC 8707 `resource=`), so the access
+// token it gets is one the MCP endpoint would accept: the session's scopes and groups come from
+// that verified token (groups else from userinfo, else the ID token), never from what was asked.
+// Loaded only when the dashboard signs people in (HTTP mode with an issuer).
 import * as oidc from 'openid-client';
-import { groupsOf, userIdentity, type Principal } from '../core/principal.js';
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { groupsOf, principalFromClaims, userIdentity, type Principal } from '../core/principal.js';
 import { isLoopbackHost } from '../core/loopback.js';
 
 export interface DashboardSignInConfig {
@@ -22,7 +26,17 @@ export interface DashboardSignInConfig {
   userClaim?: string;
   /** Claim listing the user's groups (OAUTH_GROUPS_CLAIM; default `groups`). */
   groupsClaim?: string;
+  /**
+   * The MCP resource (its URL, or OAUTH_AUDIENCE): asked for with `resource=` and the audience the
+   * access token must carry. Without it the session has no MCP scopes, so it can read and approve nothing.
+   */
+  resource?: string;
 }
+
+/** How long a call to the identity provider may take before the sign-in says it is unreachable. */
+const IDP_TIMEOUT_SECONDS = 5;
+/** Sign-in scopes of OpenID Connect itself: they grant nothing on this server. */
+const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 export const CALLBACK_PATH = '/auth/callback';
 
@@ -55,12 +69,38 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
   // Relative to the base (which ends with '/'), so a reverse proxy's path prefix is kept.
   const redirectUri = new URL(CALLBACK_PATH.slice(1), dashboardBase).href;
   let discovered: Promise<oidc.Configuration> | undefined;
+  let keys: JWTVerifyGetKey | undefined;
   const config = (): Promise<oidc.Configuration> => {
     discovered ??= discover(cfg);
     // A failed discovery (IdP briefly down) is retried on the next sign-in, not cached for good.
     discovered.catch(() => { discovered = undefined; });
     return discovered;
   };
+
+  const names = { ...(cfg.userClaim ? { userClaim: cfg.userClaim } : {}), ...(cfg.groupsClaim ? { groupsClaim: cfg.groupsClaim } : {}) };
+
+  /** The access token's principal when it is a JWT for the MCP resource that verifies; else undefined. */
+  async function accessPrincipal(c: oidc.Configuration, token: string): Promise<Principal | undefined> {
+    const jwks = c.serverMetadata().jwks_uri;
+    if (!cfg.resource || !jwks) return undefined;
+    keys ??= createRemoteJWKSet(new URL(jwks), { timeoutDuration: IDP_TIMEOUT_SECONDS * 1000 });
+    try {
+      const { payload } = await jwtVerify(token, keys, { issuer: c.serverMetadata().issuer, audience: cfg.resource, requiredClaims: ['exp'] });
+      return principalFromClaims(payload, names);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Groups from the userinfo endpoint; undefined when it has none or refuses this token. */
+  async function userinfoGroups(c: oidc.Configuration, token: string, subject: string): Promise<string[] | undefined> {
+    if (!c.serverMetadata().userinfo_endpoint) return undefined;
+    try {
+      return groupsOf(await oidc.fetchUserInfo(c, token, subject), cfg.groupsClaim);
+    } catch {
+      return undefined;
+    }
+  }
 
   return {
     redirectUri,
@@ -77,6 +117,7 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
         code_challenge_method: 'S256',
         state,
         nonce,
+        ...(cfg.resource ? { resource: cfg.resource } : {}),
       });
       return { url, state, nonce, codeVerifier };
     },
@@ -90,7 +131,7 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
           expectedState: expected.state,
           expectedNonce: expected.nonce,
           idTokenExpected: true,
-        });
+        }, cfg.resource ? { resource: cfg.resource } : undefined);
       } catch (err) {
         throw new SignInError(describe(err));
       }
@@ -99,11 +140,13 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
       const subjectClaim = cfg.userClaim ?? 'sub';
       const subject = claims[subjectClaim];
       if (typeof subject !== 'string' || subject === '') throw new SignInError(`the ID token has no '${subjectClaim}' claim`);
-      const groups = groupsOf(claims, cfg.groupsClaim);
-      // RFC 6749 5.1: a response without `scope` granted exactly what was asked.
-      const scopes = (tokens.scope ?? cfg.scope).split(' ').filter((s) => s !== '' && s !== 'openid' && s !== 'profile');
+      const access = await accessPrincipal(c, tokens.access_token);
+      if (access && access.subject !== subject) throw new SignInError('the access token names another user than the ID token');
+      const groups = access?.groups ?? (await userinfoGroups(c, tokens.access_token, subject)) ?? groupsOf(claims, cfg.groupsClaim);
       const name = [claims['name'], claims['preferred_username']].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
-      return { principal: { identity: userIdentity(subject), subject, groups, scopes }, name };
+      // Scopes only from a verified token for the MCP resource: what was asked for proves nothing.
+      const scopes = (access?.scopes ?? []).filter((s) => !OIDC_SCOPES.has(s));
+      return { principal: { identity: userIdentity(subject), subject, groups, scopes, kind: 'user' }, name };
     },
 
     async endSessionUrl(postLogoutRedirect) {
@@ -121,6 +164,7 @@ async function discover(cfg: DashboardSignInConfig): Promise<oidc.Configuration>
   const insecure = issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname);
   const auth = cfg.clientSecret ? oidc.ClientSecretBasic(cfg.clientSecret) : oidc.None();
   const c = await oidc.discovery(issuer, cfg.clientId, cfg.clientSecret ? { client_secret: cfg.clientSecret } : undefined, auth, {
+    timeout: IDP_TIMEOUT_SECONDS,
     execute: [
       ...(insecure ? [oidc.allowInsecureRequests] : []),
       // Verify the ID token's signature against the issuer's JWKS (not only its claims).

@@ -24,6 +24,10 @@ export interface DashboardProposal {
   expires_at: string;
   /** true: blocked until approved here; false: not gated (the agent may confirm it itself any moment). */
   requires_web_approval: boolean;
+  /** Who may approve it: single | human | dashboard | second_person. */
+  approval: string;
+  /** The words the person approves: the same text, byte for byte, that a client's approval question shows. */
+  question: string;
   outcome?: { ok: boolean; result?: unknown; error?: { code: string; message: string } };
   decided_by?: string;
 }

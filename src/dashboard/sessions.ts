@@ -1,10 +1,12 @@
-// Server-side state of the dashboard's OIDC sign-in: the short-lived login attempts (state, nonce,
-// PKCE verifier between the redirect to the identity provider and its callback) and the signed-in
-// sessions. The browser holds only random ids in HttpOnly cookies; everything the ids stand for
-// stays here, so a forged or altered cookie names nothing and is refused. Per process: behind a
+// State of the dashboard's OIDC sign-in: the short-lived login attempts (state, nonce, PKCE verifier
+// between the redirect to the identity provider and its callback) and the signed-in sessions. A
+// login attempt travels sealed in its own cookie (AES-256-GCM under a key of this process), so no
+// number of anonymous /auth/login requests can push someone else's pending sign-in out; only spent
+// attempts are remembered, to keep a callback single use. A session is a random id in an HttpOnly
+// cookie, and what it stands for stays here, so a forged or altered cookie names nothing. Per process: behind a
 // load balancer, route one browser to one instance (or sign in again: the IdP's own SSO session
 // makes that a redirect, not a password prompt).
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../core/principal.js';
 import { readCookie } from './http.js';
@@ -17,8 +19,8 @@ const LOGIN_TTL_MS = 10 * 60_000;
 /** Signed-in sessions end after this much inactivity, and after MAX_MS whatever happens. */
 const IDLE_MS = 30 * 60_000;
 const MAX_MS = 8 * 60 * 60_000;
-/** Open login attempts kept at most (the oldest go first): a client looping on /auth/login cannot grow memory. */
-const MAX_LOGINS = 10_000;
+/** Spent login attempts remembered at most (the oldest go first; their codes are spent at the IdP too). */
+const MAX_SPENT = 10_000;
 /** Signed-in sessions kept at most (the oldest go first). */
 const MAX_SESSIONS = 10_000;
 
@@ -39,30 +41,52 @@ export interface SignedInSession {
 
 export class DashboardSessions {
   // Keyed by a digest of the cookie value: a memory dump or a log of keys holds no usable cookie.
-  private readonly logins = new Map<string, LoginAttempt>();
+  /** Digests of login cookies already used, with their expiry: a replayed callback finds its attempt spent. */
+  private readonly spent = new Map<string, number>();
   private readonly sessions = new Map<string, SignedInSession>();
+  private readonly sealKey = randomBytes(32);
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Stores a login attempt; returns the cookie value that names it. */
+  /** Seals a login attempt into the cookie value that carries it (nothing is stored here). */
   startLogin(attempt: Omit<LoginAttempt, 'expiresAt'>): string {
-    const now = this.now();
-    // In insertion order with one lifetime, so expired attempts are a prefix: stop at a live one.
-    for (const [k, a] of this.logins) {
-      if (a.expiresAt > now) break;
-      this.logins.delete(k);
-    }
-    return this.insert(this.logins, MAX_LOGINS, { ...attempt, expiresAt: now + LOGIN_TTL_MS });
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify({ ...attempt, expiresAt: this.now() + LOGIN_TTL_MS }), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
   }
 
-  /** The attempt named by the request's login cookie, removed: a callback is single use. */
+  /** The attempt the request's login cookie carries, spent: a callback is single use. */
   takeLogin(req: IncomingMessage): LoginAttempt | undefined {
-    const id = readCookie(req.headers.cookie, LOGIN_COOKIE);
-    if (id === undefined) return undefined;
-    const key = digest(id);
-    const attempt = this.logins.get(key);
-    this.logins.delete(key);
-    return attempt && attempt.expiresAt > this.now() ? attempt : undefined;
+    const sealed = readCookie(req.headers.cookie, LOGIN_COOKIE);
+    if (sealed === undefined) return undefined;
+    const attempt = this.unseal(sealed);
+    if (!attempt) return undefined;
+    const key = digest(sealed);
+    const now = this.now();
+    if (this.spent.has(key) || attempt.expiresAt <= now) return undefined;
+    // In insertion order with one lifetime, so expired entries are a prefix: stop at a live one.
+    for (const [k, until] of this.spent) {
+      if (until > now) break;
+      this.spent.delete(k);
+    }
+    while (this.spent.size >= MAX_SPENT) this.spent.delete(this.spent.keys().next().value!);
+    this.spent.set(key, attempt.expiresAt);
+    return attempt;
+  }
+
+  /** Undefined for anything this process did not seal (forged, altered, another instance's, from before a restart). */
+  private unseal(value: string): LoginAttempt | undefined {
+    try {
+      const raw = Buffer.from(value, 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      const a = JSON.parse(text) as LoginAttempt;
+      return typeof a.state === 'string' && typeof a.nonce === 'string' && typeof a.codeVerifier === 'string' && typeof a.expiresAt === 'number' ? a : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Creates a session; returns the cookie value that names it. */

@@ -38,7 +38,8 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
   }
   const publicUrl = env.MCP_PUBLIC_URL?.trim();
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new Error(`MCP_PUBLIC_URL '${publicUrl}' must start with https:// (or http:// on a trusted network).`);
-  const dashboardSignIn = issuer ? loadDashboardSignIn(env, issuer) : undefined;
+  const resource = env.OAUTH_AUDIENCE?.trim() || (publicUrl ? `${publicUrl.replace(/\/$/, '')}/mcp` : undefined);
+  const dashboardSignIn = issuer ? loadDashboardSignIn(env, issuer, resource) : undefined;
   if (!issuer && env.WEB_UI_OIDC_CLIENT_ID?.trim()) {
     throw new Error('WEB_UI_OIDC_CLIENT_ID is set but OAUTH_ISSUER is not: the dashboard signs people in with the issuer of the MCP tokens. Set OAUTH_ISSUER, or unset WEB_UI_OIDC_CLIENT_ID.');
   }
@@ -60,7 +61,7 @@ export function loadHttpConfig(env: Record<string, string | undefined>, insecure
 }
 
 /** WEB_UI_OIDC_*: the dashboard as a client of the same IdP. The secret is read here and never logged. */
-function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: string): DashboardSignInConfig | undefined {
+function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: string, resource: string | undefined): DashboardSignInConfig | undefined {
   const clientId = env.WEB_UI_OIDC_CLIENT_ID?.trim();
   if (!clientId) return undefined;
   const publicUrl = env.WEB_UI_PUBLIC_URL?.trim();
@@ -72,6 +73,7 @@ function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: st
     issuer, clientId, scope,
     ...(secret ? { clientSecret: secret } : {}),
     ...(publicUrl ? { publicUrl } : {}),
+    ...(resource ? { resource } : {}),
     ...(env.OAUTH_USER_CLAIM ? { userClaim: env.OAUTH_USER_CLAIM } : {}),
     ...(env.OAUTH_GROUPS_CLAIM ? { groupsClaim: env.OAUTH_GROUPS_CLAIM } : {}),
   };

@@ -3,7 +3,7 @@
 // (audience), not expired. Scopes, subject and groups come from the verified claims only.
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { groupsOf, userIdentity, type Principal } from '../core/principal.js';
+import { principalFromClaims } from '../core/principal.js';
 
 export interface TokenVerifierOptions {
   issuer: string;
@@ -17,6 +17,17 @@ export interface TokenVerifierOptions {
   groupsClaim?: string;
   /** Seconds of clock skew tolerated on exp/nbf (default 30). */
   clockToleranceSeconds?: number;
+  /** How long discovery and the key fetch may take (default 5 s), and the pause after a failure (default 10 s). */
+  issuerTimeoutMs?: number;
+  issuerBackoffMs?: number;
+  now?: () => number;
+}
+
+/** The issuer did not answer (in time): no token can be judged, so the caller gets 503, not 401. */
+export class IssuerUnavailableError extends Error {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
 }
 
 export class TokenError extends Error {
@@ -31,55 +42,74 @@ export class TokenError extends Error {
 
 export class TokenVerifier {
   private keys: Promise<JWTVerifyGetKey> | undefined;
+  /** After a failed discovery, requests are answered at once until this time (no pile-up on a hung IdP). */
+  private failure: { until: number; message: string } | undefined;
 
   constructor(private readonly opts: TokenVerifierOptions) {}
 
+  private get now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
   async verify(token: string): Promise<AuthInfo> {
     let payload: JWTPayload;
+    const keys = await this.keySet();
     try {
-      ({ payload } = await jwtVerify(token, await this.keySet(), {
+      ({ payload } = await jwtVerify(token, keys, {
         issuer: this.opts.issuer,
         audience: this.opts.audience,
         clockTolerance: this.opts.clockToleranceSeconds ?? 30,
         requiredClaims: ['exp'],
       }));
     } catch (err) {
+      if (err instanceof joseErrors.JWKSTimeout) throw this.unavailable(`the identity provider's keys did not arrive within ${this.timeoutMs / 1000}s`);
       throw new TokenError('invalid_token', describe(err));
     }
-    const subjectClaim = this.opts.userClaim ?? 'sub';
-    const subject = payload[subjectClaim];
-    if (typeof subject !== 'string' || !subject) throw new TokenError('invalid_token', `the token has no '${subjectClaim}' claim`);
-    const scopes = scopesOf(payload);
-    const groups = groupsOf(payload, this.opts.groupsClaim);
-    const principal: Principal = { identity: userIdentity(subject), subject, groups, scopes };
+    const principal = principalFromClaims(payload, { ...(this.opts.userClaim ? { userClaim: this.opts.userClaim } : {}), ...(this.opts.groupsClaim ? { groupsClaim: this.opts.groupsClaim } : {}) });
+    if (!principal) throw new TokenError('invalid_token', `the token has no '${this.opts.userClaim ?? 'sub'}' claim`);
+    const scopes = principal.scopes;
     const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : 'unknown';
     return { token, clientId, scopes, ...(payload.exp ? { expiresAt: payload.exp } : {}), extra: { principal } };
   }
 
-  private keySet(): Promise<JWTVerifyGetKey> {
-    this.keys ??= this.discoverJwks().then((url) => createRemoteJWKSet(new URL(url)));
-    // A failed discovery is retried on the next request rather than cached for the process's life.
+  private get timeoutMs(): number {
+    return this.opts.issuerTimeoutMs ?? 5_000;
+  }
+
+  private unavailable(why: string): IssuerUnavailableError {
+    const backoff = this.opts.issuerBackoffMs ?? 10_000;
+    this.failure = { until: this.now + backoff, message: why };
+    return new IssuerUnavailableError(`${why}; tokens cannot be checked, retry in ${Math.ceil(backoff / 1000)}s`, Math.ceil(backoff / 1000));
+  }
+
+  private async keySet(): Promise<JWTVerifyGetKey> {
+    if (this.failure && this.now < this.failure.until) {
+      throw new IssuerUnavailableError(`${this.failure.message}; tokens cannot be checked, retry in ${Math.ceil((this.failure.until - this.now) / 1000)}s`, Math.ceil((this.failure.until - this.now) / 1000));
+    }
+    this.keys ??= this.discoverJwks().then((url) => createRemoteJWKSet(new URL(url), { timeoutDuration: this.timeoutMs }));
+    // A failed discovery is retried after the back-off rather than cached for the process's life.
     this.keys.catch(() => { this.keys = undefined; });
-    return this.keys;
+    try {
+      return await this.keys;
+    } catch (err) {
+      throw this.unavailable((err as Error).message);
+    }
   }
 
   private async discoverJwks(): Promise<string> {
     if (this.opts.jwksUrl) return this.opts.jwksUrl;
     const base = this.opts.issuer.replace(/\/$/, '');
     for (const doc of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-      const res = await fetch(`${base}${doc}`).catch(() => undefined);
+      const res = await fetch(`${base}${doc}`, { signal: AbortSignal.timeout(this.timeoutMs) }).catch((err: unknown) => {
+        if ((err as Error).name === 'TimeoutError') throw new Error(`the identity provider (${base}) did not answer discovery within ${this.timeoutMs / 1000}s`);
+        return undefined;
+      });
       if (!res?.ok) continue;
       const body = (await res.json().catch(() => ({}))) as { jwks_uri?: unknown };
       if (typeof body.jwks_uri === 'string') return body.jwks_uri;
     }
     throw new Error(`no jwks_uri found at ${base}/.well-known/openid-configuration; set OAUTH_JWKS_URL`);
   }
-}
-
-function scopesOf(payload: JWTPayload): string[] {
-  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
-  if (Array.isArray(payload.scp)) return payload.scp.filter((s): s is string => typeof s === 'string');
-  return [];
 }
 
 function describe(err: unknown): string {

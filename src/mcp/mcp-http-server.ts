@@ -12,7 +12,7 @@ import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from '@
 import type { Logger } from '../core/logger.js';
 import { principalOf } from '../core/principal.js';
 import { SCOPES, type Scope } from '../core/scopes.js';
-import { TokenError, type TokenVerifier } from '../http/token-verifier.js';
+import { IssuerUnavailableError, TokenError, type TokenVerifier } from '../http/token-verifier.js';
 import { sendChallenge } from '../http/www-authenticate.js';
 import { BodyTooLarge, endpointHosts, foreignRequest, headerMismatch, readBody, sendWeb, webRequest } from './http-guards.js';
 import { DEFAULT_SESSION_LIMITS, LegacySessions, type SessionLimits } from './legacy-sessions.js';
@@ -114,13 +114,18 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
     if (verifier) {
       const header = req.headers.authorization;
       const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-      if (!bearer) return sendChallenge(res, metadataUrl, { status: 401, scope: BASE_SCOPE, ...(header ? { error: 'invalid_request', description: 'the Authorization header is not a Bearer token' } : {}) });
+      if (!bearer) return sendChallenge(res, metadataUrl, { status: 401, scope: SCOPES.join(' '), ...(header ? { error: 'invalid_request', description: 'the Authorization header is not a Bearer token' } : {}) });
       try {
         auth = await verifier.verify(bearer);
       } catch (err) {
+        if (err instanceof IssuerUnavailableError) {
+          opts.logger.warn({ err: err.message }, 'the identity provider is unavailable; answering 503');
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(err.retryAfterSeconds) });
+          return void res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: err.message }));
+        }
         const description = err instanceof TokenError ? err.message : 'the token could not be verified';
         if (!(err instanceof TokenError)) opts.logger.warn({ err: String(err) }, 'token verification failed (issuer keys unreachable?)');
-        return sendChallenge(res, metadataUrl, { status: 401, error: 'invalid_token', description });
+        return sendChallenge(res, metadataUrl, { status: 401, error: 'invalid_token', description, scope: SCOPES.join(' ') });
       }
       if (!auth.scopes.includes(BASE_SCOPE)) return sendChallenge(res, metadataUrl, { status: 403, error: 'insufficient_scope', scope: BASE_SCOPE, description: `every call needs the ${BASE_SCOPE} scope` });
     }

@@ -20,6 +20,7 @@ import { unknownToolMessage } from '../tools/unknown-tool.js';
 import type { ServerDeps } from '../server.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { render } from './render.js';
+import { elicitationPort } from './elicitation-port.js';
 
 /** The tools a server answers for: fixed ones, and the gateway's, rebuilt when they change. */
 export interface LiveTools {
@@ -101,11 +102,15 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
     const { info, ...client } = requestingClient(server, ctx);
     const who = identityOf(ctx.http?.authInfo, info);
     const rendered = (o: ToolOutcome): ToolResult => (found.present ? found.present(o, secrets(), render) : render(o, secrets()));
+    const askHuman = elicitationPort(ctx, client);
     return inFlight.track(ctx.mcpReq.signal, async (signal) => {
       try {
         const outcome = await runTool(found, request.params.arguments, {
-          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client,
+          services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client, askHuman,
         });
+        // 2026-07-28: the approval question goes back as input_required; the retry answers it.
+        const question = askHuman.deferredQuestion();
+        if (question) return question as unknown as CallToolResult;
         return answerOf(outcome, client, rendered) as CallToolResult;
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the

@@ -4,6 +4,7 @@
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { Via } from '../core/identity.js';
+import type { HumanApprovalPort } from './human-approval.js';
 import type { Principal } from '../core/principal.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
@@ -92,6 +93,8 @@ export interface CallContext {
   auditId: string;
   signal: AbortSignal;
   progress: ProgressReporter;
+  /** How this MCP connection can ask the person to approve (elicitation); absent for the dashboard. */
+  askHuman?: HumanApprovalPort;
   /** The MCP client that asked (absent for the dashboard's own calls). */
   client?: RequestingClient;
 }

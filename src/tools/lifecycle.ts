@@ -1,14 +1,14 @@
 // The second half of the two-phase flow: list, confirm and cancel proposals. Registered whenever
 // a two-phase tool is. confirm_action re-checks policy and continues the pipeline at the guard.
 import { z } from 'zod';
-import { fromPublicError, toPublicError } from '../core/errors.js';
+import { toPublicError } from '../core/errors.js';
+import type { Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import { defineTool, type CallContext } from './define.js';
 import { TokenArg } from './args.js';
-import { continueProposal } from './pipeline.js';
+import { confirmProposal } from './pipeline.js';
 import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
-import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
 
 const ConfirmOutput = z.object({
   state: z.enum(['executed', 'dry_run']),
@@ -19,42 +19,11 @@ const ConfirmOutput = z.object({
   result: z.record(z.string(), z.unknown()),
 });
 
-/**
- * Confirms a taken proposal: runs it and records the outcome on the proposal, whatever happens (a
- * proposal must never stay 'executing', and recording it never replaces what happened with an
- * error of its own). Used by MCP and the web page.
- */
-export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<z.infer<typeof ConfirmOutput>> {
-  const { confirmations: store, logger } = ctx.services;
-  let outcome;
-  try {
-    outcome = await continueProposal(p, ctx, via);
-  } catch (err) {
-    const e = toPublicError(err);
-    await recordProposalOutcome(store, p, { ok: false, error: { code: e.code, message: e.message } }, logger);
-    throw err;
-  }
-  if (!outcome.ok) {
-    if (outcome.keepPending) await releaseProposal(store, p, logger);
-    else await recordProposalOutcome(store, p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }, logger);
-    throw fromPublicError(outcome.error);
-  }
-  await recordProposalOutcome(store, p, { ok: true, result: outcome.value }, logger);
-  return {
-    state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
-    tool: p.tool,
-    target: p.target.name,
-    target_host: p.target.host,
-    proposal_id: p.id,
-    result: outcome.value,
-  };
-}
-
 export const confirmAction = defineTool({
   name: 'confirm_action',
   title: 'Confirm a pending proposal',
   description:
-    'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Refused for targets that require web approval.',
+    'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Only for approval: single; a proposal policy gives to a person is refused (ask the user).',
   category: 'mutate',
   surface: 'lifecycle',
   toolset: 'lifecycle',
@@ -65,9 +34,10 @@ export const confirmAction = defineTool({
   input: z.object({ token: TokenArg }),
   output: ConfirmOutput,
   async direct(args, ctx) {
+    const approver = mcpApprover(ctx);
     let p: Proposal<PendingCall>;
     try {
-      p = await ctx.services.confirmations.take(args.token, 'mcp', ctx.identity);
+      p = await ctx.services.confirmations.take(args.token, approver);
     } catch (err) {
       const e = toPublicError(err);
       // A refusal of a real proposal (expired, already taken, needs a second person) names it.
@@ -75,9 +45,17 @@ export const confirmAction = defineTool({
       await auditor(ctx, 'confirm_action', proposalId)({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
       throw err;
     }
-    return runConfirmed(p, { ...ctx, auditId: p.auditId }, 'mcp');
+    return confirmProposal(p, { ...ctx, auditId: p.auditId }, approver);
   },
 });
+
+/** confirm_action's approver: the caller, which counts as a person only if it is a service policy names. */
+function mcpApprover(ctx: CallContext): Approver {
+  const p = ctx.principal;
+  const state = ctx.services.policy.current();
+  const named = p?.kind === 'service' && state.ok && state.policy.service_approvers.includes(p.subject);
+  return { identity: ctx.identity, channel: 'mcp', ...(named ? { namedService: true } : {}) };
+}
 
 export const cancelAction = defineTool({
   name: 'cancel_action',

@@ -3,13 +3,16 @@
 import type { z } from 'zod';
 import { AppError, toPublicError, type PublicError } from '../core/errors.js';
 import type { PolicyDecision } from '../core/policy-engine.js';
-import type { PolicyFile } from '../config/policy-file.js';
+import type { ApprovalLevel, PolicyFile } from '../config/policy-file.js';
+import { approvalReceipt, type ApprovalChannel, type Approver } from '../core/approval.js';
 import type { GuardOutcome } from '../core/guard.js';
 import type { AuditRecord } from '../core/audit-writer.js';
 import { tagAgentOf } from '../core/identity.js';
 import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { InputRequired } from './tool-result.js';
+import type { Proposal } from '../core/confirmation-store.js';
+import type { PendingCall } from './pending-call.js';
 
 export type ToolOutcome =
   | { ok: true; value: Record<string, unknown> }
@@ -34,12 +37,16 @@ export interface Call {
   args: Record<string, unknown>;
   /** Set by resolve (or taken from the proposal). */
   resolution?: Resolution;
-  /** Set when a confirmation continues a proposal: its id, and where the human confirmed it. */
-  proposal?: { id: string; via: 'mcp' | 'web' };
+  /** Set when a confirmation continues a proposal: its id, and who approved it through which channel. */
+  proposal?: { id: string; via: ApprovalChannel; approver: Approver; level: ApprovalLevel };
   /** Changes: the policy decision for the one target (policy). */
   decision?: PolicyDecision;
   /** Changes: the policy file that decision was made under (later steps read the same one, not a reload). */
   rules?: PolicyFile;
+  /** Changes: the sha256 of that policy file's bytes (undefined: the built-in defaults). */
+  rulesSha256?: string;
+  /** `approval: human` on a connection that can ask: the stored proposal to ask the person about. */
+  askAbout?: Proposal<PendingCall>;
   dryRun: boolean;
   /** Reads: the targets policy and rate limits let through, the refused ones with their error, and each one's read limit. */
   reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };
@@ -95,8 +102,13 @@ export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
       });
 }
 
+/** The call's auditor; on a confirmation every line also carries the approval receipt. */
 export function auditOf(call: Call) {
-  return auditor(call.ctx, call.tool.name, call.proposal?.id);
+  const write = auditor(call.ctx, call.tool.name, call.proposal?.id);
+  const p = call.proposal;
+  if (!p) return write;
+  return (rec: Parameters<typeof write>[0]) =>
+    write({ ...rec, approval: approvalReceipt({ id: p.id, approval: p.level }, call.args, p.approver, call.rulesSha256) });
 }
 
 export interface Denial {

@@ -134,6 +134,7 @@ async function policyForChange(call: Call) {
   }
   call.decision = decision;
   call.rules = state.policy;
+  if (state.sha256) call.rulesSha256 = state.sha256;
   call.dryRun = dryRun;
   return undefined;
 }

@@ -1,7 +1,12 @@
 // Step 6, propose/confirm. A two-phase tool's first call stops here with a proposal (nothing has
-// changed; the human confirms with its token). A confirmation continues past it, unless the
-// target now requires the web dashboard and the confirmation came over MCP.
+// changed). Who may approve it is policy's `approval`: the token holder (`single`), or a person
+// (`human`: asked through the client when it can, else the dashboard; `dashboard`;
+// `second_person`). A proposal no one could approve here is refused at once, saying what to enable.
+// A confirmation continues past this step, unless the target now requires the web dashboard and
+// the confirmation did not come from it.
 import { AppError, toPublicError } from '../core/errors.js';
+import { undoSentence } from '../core/approval-question.js';
+import { levelsFor } from '../core/approval.js';
 import { isGuarded, isTwoPhaseUnder } from './define.js';
 import { auditFailed, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 import { guardVmsOf } from './pipeline-guard.js';
@@ -28,11 +33,11 @@ async function propose(call: Call) {
       decision: { reason, rule: decision.rule }, strict: true,
     });
   }
-  if (decision.approval === 'second_person' && !ctx.principal) {
-    const reason = `Policy requires a second person to confirm ${tool.name} on '${target.name}', which needs verified identities (central mode, --http with OAUTH_ISSUER).`;
+  const nobody = nobodyCanApprove(call);
+  if (nobody) {
     return deny(call, {
-      error: new AppError('approval_required', reason, { hint: 'Run the server in central mode so a colleague can confirm, or ask the operator to change the approval in policy.yaml. Nothing has changed.' }),
-      decision: { reason, rule: decision.rule }, strict: true,
+      error: new AppError('approval_required', nobody.reason, { hint: `${nobody.hint} Nothing has changed.` }),
+      decision: { reason: nobody.reason, rule: decision.rule }, strict: true,
     });
   }
   // The VPGs the human is told about; the guard decides again (and pins) at confirmation.
@@ -45,6 +50,7 @@ async function propose(call: Call) {
     summary: resolution.summary ?? `${tool.name} on target ${quoted(target.name)}`,
     affected: resolution.affected,
     checkpointVpgs: plan,
+    undo: undoSentence({ checkpointVpgs: plan, safetySnapshot: tool.safetySnapshot !== undefined && decision.autoSnapshotBeforeDestroy, dryRun: call.dryRun }),
     requester: ctx.identity,
     requiresWebApproval: decision.requireWebApproval,
     approval: decision.approval,
@@ -61,13 +67,53 @@ async function propose(call: Call) {
     await Promise.resolve(ctx.services.confirmations.cancelById(proposal.id, 'audit-failure')).catch(() => undefined);
     return { ok: false as const, error: toPublicError(auditFailed(err)) };
   }
+  if (decision.approval === 'human' && ctx.askHuman?.mode) call.askAbout = proposal;
   return { ok: true as const, value: proposalOutput(proposal, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url) };
 }
 
-/** Policy was decided again; a target that now requires web approval refuses an MCP confirmation. */
+/** Why nobody could approve this proposal on this server and connection (undefined: someone can). */
+function nobodyCanApprove(call: Call): { reason: string; hint: string } | undefined {
+  const { tool, ctx } = call;
+  const level = decided(call).approval;
+  const target = changeTargetOf(call).name;
+  const dashboard = ctx.services.webUi.enabled;
+  const startDashboard = 'start the dashboard (WEB_UI_ENABLED=true with WEB_UI_TOKEN set)';
+  const orSingle = "or, to let the agent confirm it itself, set approval: single for it in policy.yaml";
+  if (level === 'human' && !dashboard && ctx.askHuman?.mode !== 'form') {
+    return {
+      reason: `Policy gives the approval of ${tool.name} on '${target}' to a person (approval: human), and this client cannot ask them (no MCP form elicitation) and no dashboard runs.`,
+      hint: `Use a client that can ask (Claude Code, VS Code, Cursor), or ${startDashboard}, ${orSingle}.`,
+    };
+  }
+  if (level === 'dashboard' && !dashboard) {
+    return { reason: `Policy gives the approval of ${tool.name} on '${target}' to a person in the dashboard (approval: dashboard), and the dashboard is not enabled.`, hint: `Ask the operator to ${startDashboard}, ${orSingle}.` };
+  }
+  if (level === 'second_person' && !ctx.principal) {
+    return {
+      reason: `Policy requires a second person to confirm ${tool.name} on '${target}', which needs verified identities (central mode, --http with OAUTH_ISSUER).`,
+      hint: 'Run the server in central mode so a colleague can confirm, or ask the operator to change the approval in policy.yaml.',
+    };
+  }
+  if (level === 'second_person' && !dashboard && (call.rules?.service_approvers.length ?? 0) === 0) {
+    return { reason: `Policy requires a second person to confirm ${tool.name} on '${target}', and no dashboard runs where a colleague could sign in and confirm it.`, hint: `Ask the operator to ${startDashboard} with OIDC sign-in.` };
+  }
+  return undefined;
+}
+
+/** Policy was decided again; a target that now requires web approval refuses any other confirmation. */
 async function confirmChannel(call: Call) {
   const decision = decided(call);
-  if (call.proposal!.via !== 'mcp' || !decision.requireWebApproval) return undefined;
+  const { approver } = call.proposal!;
+  if (!levelsFor(approver).includes(decision.approval)) {
+    // The policy got stricter since the proposal was made: this approver no longer suffices.
+    const reason = `Policy now gives the approval of ${call.tool.name} to ${decision.approval === 'second_person' ? 'a second person' : 'a person'} (approval: ${decision.approval}); this ${approver.channel === 'mcp' ? 'confirm_action' : 'approval'} does not count.`;
+    const pageOn = call.ctx.services.webUi.enabled;
+    return deny(call, {
+      error: new AppError('approval_required', reason, { retryable: false, hint: pageOn ? 'Ask the user to approve it in the dashboard; it is still pending there.' : 'No dashboard runs, so this proposal is closed; nothing changed.' }),
+      target: changeTargetOf(call).name, decision: { reason, rule: decision.rule }, strict: true, keepPending: pageOn,
+    });
+  }
+  if (approver.channel === 'web' || !decision.requireWebApproval) return undefined;
   const target = changeTargetOf(call);
   const reason = `Target '${target.name}' now requires approval in the web dashboard; it cannot be confirmed over MCP.`;
   const pageOn = call.ctx.services.webUi.enabled;

@@ -4,8 +4,11 @@
 // checkpoint that cannot be pinned or a safety snapshot that fails stops the change. The steps
 // and the preconditions they apply are described in docs/ARCHITECTURE.md ("The call path").
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../core/errors.js';
+import { AppError, fromPublicError, toPublicError } from '../core/errors.js';
+import type { Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
+import { askHuman, resumedProposal } from './human-approval.js';
+import { proposalOutput } from './proposal.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
 import type { Call, Step, ToolOutcome } from './pipeline-call.js';
@@ -14,6 +17,7 @@ import { limits, policy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
 import { guard } from './pipeline-guard.js';
 import { dryRun, execute, safetySnapshot, startExecution } from './pipeline-execute.js';
+import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
 
 export type { ToolOutcome } from './pipeline-call.js';
 
@@ -33,18 +37,69 @@ export const STEPS: readonly Step[] = [
 
 export type CallBase = Omit<CallContext, 'auditId'>;
 
-export function runTool(tool: AnyTool, rawArgs: unknown, base: CallBase): Promise<ToolOutcome> {
-  return runSteps(newCall(tool, { ...base, auditId: randomUUID() }, rawArgs));
+export async function runTool(tool: AnyTool, rawArgs: unknown, base: CallBase): Promise<ToolOutcome> {
+  const resuming = base.askHuman?.resuming;
+  if (resuming !== undefined) {
+    // The client's retry answers the question about a proposal made by the first round: decide it.
+    const p = await resumedProposal(resuming, { ...base, auditId: '' }, tool, rawArgs);
+    if (p instanceof AppError) return { ok: false, error: toPublicError(p) };
+    const ctx = { ...base, auditId: p.auditId };
+    return askHuman(p, ctx, proposalOutput(p, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url), confirmProposal);
+  }
+  const call = newCall(tool, { ...base, auditId: randomUUID() }, rawArgs);
+  const outcome = await runSteps(call);
+  // `approval: human`: the proposal is stored and audited; now the person decides it.
+  if (call.askAbout && outcome.ok) return askHuman(call.askAbout, call.ctx, outcome.value, confirmProposal);
+  return outcome;
 }
 
 /** Continues a confirmed proposal: policy is decided again, then the guard, audit and execute. */
-export function continueProposal(p: Proposal<PendingCall>, ctx: CallContext, via: 'mcp' | 'web'): Promise<ToolOutcome> {
+export function continueProposal(p: Proposal<PendingCall>, ctx: CallContext, approver: Approver): Promise<ToolOutcome> {
   const { tool, args, resolution } = p.payload;
   const call = newCall(tool, { ...ctx, auditId: p.auditId }, args);
   call.args = args;
   call.resolution = resolution;
-  call.proposal = { id: p.id, via };
+  call.proposal = { id: p.id, via: approver.channel, approver, level: p.approval ?? 'single' };
   return runSteps(call);
+}
+
+export interface ConfirmedOutcome {
+  state: 'executed' | 'dry_run';
+  tool: string;
+  target: string;
+  target_host: string;
+  proposal_id: string;
+  result: Record<string, unknown>;
+}
+
+/**
+ * Runs a taken proposal and records the outcome on it, whatever happens (a proposal must never
+ * stay 'executing', and recording it never replaces what happened with an error of its own). One path for confirm_action, the dashboard and the person's answer in the client.
+ */
+export async function confirmProposal(p: Proposal<PendingCall>, ctx: CallContext, approver: Approver): Promise<ConfirmedOutcome> {
+  const { confirmations: store, logger } = ctx.services;
+  let outcome;
+  try {
+    outcome = await continueProposal(p, ctx, approver);
+  } catch (err) {
+    const e = toPublicError(err);
+    await recordProposalOutcome(store, p, { ok: false, error: { code: e.code, message: e.message } }, logger);
+    throw err;
+  }
+  if (!outcome.ok) {
+    if (outcome.keepPending) await releaseProposal(store, p, logger);
+    else await recordProposalOutcome(store, p, { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }, logger);
+    throw fromPublicError(outcome.error);
+  }
+  await recordProposalOutcome(store, p, { ok: true, result: outcome.value }, logger);
+  return {
+    state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
+    tool: p.tool,
+    target: p.target.name,
+    target_host: p.target.host,
+    proposal_id: p.id,
+    result: outcome.value,
+  };
 }
 
 export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Promise<ToolOutcome> {

@@ -4,7 +4,8 @@ import { AppError, toPublicError } from '../core/errors.js';
 import { fileLinesBackward } from '../core/audit/tail.js';
 import type { DashboardAuditQuery, DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
 import type { BuiltServer } from '../server.js';
-import { runConfirmed } from '../tools/lifecycle.js';
+import { approvalQuestion } from '../core/approval-question.js';
+import { confirmProposal } from '../tools/pipeline.js';
 import { auditor } from '../tools/pipeline-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 
@@ -24,7 +25,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
         id: p.id, tool: p.tool, state: p.state, target: p.target, summary: p.summary, affected: p.affected,
         checkpoint_vpgs: p.checkpointVpgs, requester: p.requester,
         created_at: new Date(p.createdAt).toISOString(), expires_at: new Date(p.expiresAt).toISOString(),
-        requires_web_approval: p.requiresWebApproval,
+        requires_web_approval: p.requiresWebApproval, approval: p.approval ?? 'single', question: approvalQuestion(p),
         ...(p.outcome ? { outcome: p.outcome } : {}),
         ...(p.decidedBy ? { decided_by: p.decidedBy } : {}),
       }));
@@ -32,9 +33,10 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
 
     async confirm(id, approver, principal) {
       const ctx = built.callContext(approver, undefined, principal);
-      const p = await services.confirmations.takeById(id, 'web', approver);
+      const who = { identity: approver, channel: 'web' as const };
+      const p = await services.confirmations.takeById(id, who);
       try {
-        const out = await runConfirmed(p, { ...ctx, auditId: p.auditId }, 'web');
+        const out = await confirmProposal(p, { ...ctx, auditId: p.auditId }, who);
         return { state: out.state, result: out.result };
       } catch (err) {
         const e = toPublicError(err);

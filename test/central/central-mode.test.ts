@@ -9,9 +9,13 @@ import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { confirmProposal } from '../../src/tools/pipeline.js';
 
+// approval: single: most tests here are about the model's confirm across instances; the four-eyes
+// rule is the exception (its colleague approves in the dashboard's path, the web channel).
 const POLICY = `
-defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
+defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off, approval: single }
+service_approvers: [change-approval-bot]
 targets:
   lab-vc1: { destructive: allow }
   lab-vc2: { destructive: allow, max_calls_per_minute: { mutate: 3 } }
@@ -71,7 +75,7 @@ describe('proposals are shared', () => {
 });
 
 describe('four eyes (approval: second_person)', () => {
-  it("the proposer's own confirm is refused on both instances; another user's confirm executes", async () => {
+  it("the proposer's own confirm and a colleague's confirm_action are refused on both instances; the colleague's web approval executes", async () => {
     ok(await aliceA.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'four-eyes' }));
     const reverts = () => lab.callLog.find('vcenter:lab-vc1', 'RevertToSnapshot_Task').length;
     const before = reverts();
@@ -82,7 +86,15 @@ describe('four eyes (approval: second_person)', () => {
       expect(e.message).toContain('second person');
     }
     expect(reverts()).toBe(before);
-    const done = ok(await bobB.call('confirm_action', { token: proposal.token as string }));
+    // A colleague's agent is still a model: confirm_action does not count as the second person.
+    const byModel = errorOf(await bobB.call('confirm_action', { token: proposal.token as string }));
+    expect(byModel.message).toContain('confirm_action cannot approve it');
+    // What the dashboard does for signed-in bob, on instance B: the web channel, exactly once.
+    const approver = { identity: 'user:bob', channel: 'web' as const };
+    const taken = await B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, approver);
+    const bob = { identity: 'user:bob', subject: 'bob', groups: [], scopes: ['vsphere:read', 'vsphere:change', 'vsphere:destructive'] };
+    const ctx = B.runtime.built.callContext('user:bob', undefined, bob);
+    const done = await confirmProposal(taken, { ...ctx, auditId: taken.auditId }, approver);
     expect(done).toMatchObject({ state: 'executed', tool: 'revert_snapshot' });
     expect(reverts()).toBe(before + 1);
     const listed = ok(await aliceA.call('list_pending_actions')).proposals as Array<Record<string, unknown>>;
@@ -146,7 +158,7 @@ describe('an instance that dies mid-confirm', () => {
     // A third instance takes the proposal exactly as confirm_action does, then dies before it
     // records an outcome (no finish, no release): what a SIGKILL between take and finish leaves.
     const C = await startInstance();
-    await C.runtime.built.services.confirmations.take(proposal.token as string, 'mcp', 'user:bob');
+    await C.runtime.built.services.confirmations.take(proposal.token as string, { identity: 'user:bob', channel: 'web' });
     await C.http.close();
     await C.runtime.shutdown();
     for (const c of [aliceA, bobB]) {
@@ -162,7 +174,7 @@ describe('four eyes in the dashboard path', () => {
   it('a typed dashboard name never counts as the second person', async () => {
     ok(await aliceA.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'four-eyes-web' }));
     const proposal = ok(await aliceA.call('revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: 'four-eyes-web' }));
-    await expect(Promise.resolve(B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, 'web', 'bob'))).rejects.toMatchObject({ code: 'approval_required' });
+    await expect(Promise.resolve(B.runtime.built.services.confirmations.takeById(proposal.proposal_id as string, { identity: 'bob', channel: 'web' }))).rejects.toMatchObject({ code: 'approval_required' });
     const listed = ok(await bobB.call('list_pending_actions')).proposals as Array<Record<string, unknown>>;
     expect(listed.find((p) => p.proposal_id === proposal.proposal_id)).toMatchObject({ state: 'pending' });
   });

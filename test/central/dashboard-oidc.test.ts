@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/logger.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { CookieJar } from '../support/cookie-jar.js';
-import { DASHBOARD_CLIENT_ID as CLIENT_ID, startOidcServer, type OidcServer } from '../support/oidc-server.js';
+import { DASHBOARD_CLIENT_ID as CLIENT_ID, PUBLIC_MCP_URL, startOidcServer, type OidcServer } from '../support/oidc-server.js';
+import { ALL_SCOPES } from '../support/test-issuer.js';
 
 const CLIENT_SECRET = 'dashboard-client-secret-7Hq2Lm9Xc4';
 
@@ -55,6 +56,27 @@ async function auditOf(proposalId: string): Promise<Array<Record<string, unknown
   return rows.map((r) => JSON.parse(r.line) as Record<string, unknown>);
 }
 
+describe('the dashboard authorizes by the MCP scopes, not by signing in', () => {
+  it('a signed-in user without them reads nothing and cancels nothing', async () => {
+    const { proposal_id: id } = await s.proposeRevert('scopeless-eve');
+    const eve = await signIn('eve', { granted_scope: 'openid profile' });
+    const who = await (await eve.fetch(`${base}api/session`)).json() as Record<string, unknown>;
+    expect(who).toMatchObject({ identity: 'user:eve', scopes: [] });
+    for (const path of ['api/proposals', 'api/inventory?kind=vms', 'api/audit', 'api/targets']) {
+      const res = await eve.fetch(`${base}${path}`);
+      expect(res.status, path).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('insufficient_scope');
+    }
+    const cancel = await post(eve, `api/proposals/${id}/cancel`);
+    expect(cancel.status).toBe(403);
+    expect((await s.alice.call('list_pending_actions')).data.proposals).toEqual(expect.arrayContaining([expect.objectContaining({ proposal_id: id, state: 'pending' })]));
+    // With read only, the lists open but cancel still needs vsphere:change, as cancel_action does.
+    const reader = await signIn('rita', { granted_scope: 'openid vsphere:read' });
+    expect((await reader.fetch(`${base}api/proposals`)).status).toBe(200);
+    expect((await post(reader, `api/proposals/${id}/cancel`)).status).toBe(403);
+  });
+});
+
 describe('dashboard sign-in with the identity provider', () => {
   it('signs a user in with code + PKCE (S256), state and nonce, and keeps an HttpOnly SameSite session', async () => {
     const before = s.idp.authorizations.length;
@@ -73,7 +95,9 @@ describe('dashboard sign-in with the identity provider', () => {
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
     expect(jar.get(host(), 'zerto_rewind_login')).toBeUndefined();
     const who = await (await jar.fetch(`${base}api/session`)).json();
-    expect(who).toEqual({ sign_in: 'oidc', identity: 'user:bob', name: 'Bob Builder' });
+    // The scopes come from the verified access token for the MCP resource the sign-in asked for.
+    expect(who).toEqual({ sign_in: 'oidc', identity: 'user:bob', name: 'Bob Builder', scopes: ALL_SCOPES.split(' ') });
+    expect(s.idp.authorizations.at(-1)?.resource).toBe(`${PUBLIC_MCP_URL}/mcp`);
   });
 
   it("refuses the proposer's own approval; another signed-in user's approval executes exactly once, audited as that user via web", async () => {

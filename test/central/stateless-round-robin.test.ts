@@ -9,7 +9,7 @@ import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-rob
 import { PUBLIC, startCentral, type Central } from './central-fixture.js';
 
 const POLICY = `
-defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
+defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off, approval: single }
 targets:
   lab-vc1: { destructive: allow }
 `;

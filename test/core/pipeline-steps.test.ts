@@ -25,7 +25,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const ALLOW_ALL = 'defaults:\n  mutate: allow\n  destructive: allow\n';
+const ALLOW_ALL = 'defaults:\n  mutate: allow\n  destructive: allow\n  approval: single\n';
 const inv = fakeInventory();
 const tools = testTools(inv);
 const tool = (name: string): AnyTool => tools.find((t) => t.name === name)!;
@@ -152,7 +152,7 @@ describe('limits', () => {
     const first = await upTo(limits, tool('test_set_cpu'), setCpu);
     await limits.run(first);
     const confirming = await upTo(limits, tool('test_set_cpu'), setCpu);
-    confirming.proposal = { id: 'p-1', via: 'mcp' };
+    confirming.proposal = { id: 'p-1', via: 'mcp', approver: { identity: 'mcp:test/1.0', channel: 'mcp' }, level: 'single' };
     expect(await limits.run(confirming)).toBeUndefined();
   });
 
@@ -160,7 +160,7 @@ describe('limits', () => {
     await harness('defaults:\n  mutate: allow\n  max_bulk_objects: 2\n');
     const call = await upTo(limits, tool('test_set_cpu'), setCpu);
     call.resolution!.bulkCount = 3;
-    call.proposal = { id: 'p-2', via: 'mcp' };
+    call.proposal = { id: 'p-2', via: 'mcp', approver: { identity: 'mcp:test/1.0', channel: 'mcp' }, level: 'single' };
     const out = await limits.run(call);
     expect(out).toMatchObject({ ok: false, error: { code: 'policy_denied', retryable: false, hint: expect.stringContaining('This proposal is closed') } });
     expect(lastLine()).toMatchObject({ phase: 'denied', proposal_id: 'p-2', decision: { rule: 'max_bulk_objects' } });
@@ -179,7 +179,7 @@ describe('state checks', () => {
   it('skips on a confirmation, saying why', async () => {
     await harness();
     const call = await upTo(stateChecks, tool('test_set_cpu'), setCpu);
-    call.proposal = { id: 'p-3', via: 'web' };
+    call.proposal = { id: 'p-3', via: 'web', approver: { identity: 'web-ui@127.0.0.1', channel: 'web' }, level: 'single' };
     expect(stateChecks.skip!(call)).toMatch(/when the proposal was made/);
   });
 });
@@ -203,7 +203,7 @@ describe('propose/confirm', () => {
   it('refuses an MCP confirmation of a target that now needs the dashboard, keeping the proposal when the page runs', async () => {
     await harness(ALLOW_ALL + 'targets:\n  dev-vc1:\n    require_web_approval: true\n', { tools, webUi: { enabled: true, url: 'http://127.0.0.1:1/' } });
     const call = await upTo(proposeOrConfirm, tool('test_delete_vm'), { target: 'dev-vc1', vm: 'web-1' });
-    call.proposal = { id: 'p-4', via: 'mcp' };
+    call.proposal = { id: 'p-4', via: 'mcp', approver: { identity: 'mcp:test/1.0', channel: 'mcp' }, level: 'single' };
     expect(await proposeOrConfirm.run(call)).toMatchObject({ ok: false, keepPending: true, error: { code: 'approval_required' } });
     expect(lastLine()).toMatchObject({ phase: 'denied', proposal_id: 'p-4' });
   });

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorOf, startHarness, type Harness } from '../support/harness.js';
 import { fakeInventory, testTools } from '../support/test-tools.js';
 
-const ALLOW_DESTRUCTIVE = 'targets:\n  dev-vc1:\n    destructive: allow\n';
+// approval: single: these tests are about the token flow the agent drives with confirm_action.
+const ALLOW_DESTRUCTIVE = 'defaults:\n  approval: single\ntargets:\n  dev-vc1:\n    destructive: allow\n';
 let h: Harness | undefined;
 afterEach(async () => {
   vi.useRealTimers();

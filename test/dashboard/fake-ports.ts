@@ -48,6 +48,8 @@ export class FakeDashboardPorts implements DashboardPorts {
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + 120_000).toISOString(),
       requires_web_approval: true,
+      approval: p.requires_web_approval === false ? 'single' : 'dashboard',
+      question: `Approve ${p.tool} on target ${JSON.stringify(p.target.name)} (${p.target.host})?`,
       ...p,
     };
     this.proposals.set(full.id, full);

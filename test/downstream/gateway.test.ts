@@ -13,6 +13,7 @@ import { APP01, auditFor, callsSince, errorOf, journalTagged, mark, ok, ORIGINAL
 
 const policy = (extra = '') => `
 defaults:
+  approval: single
   read: allow
   mutate: allow
   destructive: deny

@@ -10,7 +10,7 @@ import { errorOf } from '../support/harness.js';
 
 // Checkpoints are required on lab-vc1, so a guard that cannot finish must stop the change.
 const POLICY = `
-defaults: {read: allow, mutate: allow, destructive: deny, checkpoint: required, max_bulk_objects: 10}
+defaults: {read: allow, mutate: allow, destructive: deny, checkpoint: required, max_bulk_objects: 10, approval: single}
 targets:
   lab-vc1: {destructive: allow}
   lab-vc2: {destructive: allow}

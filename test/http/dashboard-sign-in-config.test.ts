@@ -88,13 +88,18 @@ describe('the signing-in dashboard when the identity provider is down', () => {
 describe('who counts as the second person', () => {
   const proposal = { id: 'p1', tool: 'revert_snapshot', target: { name: 'vc1', host: 'vc1' }, state: 'pending' as const, requiresWebApproval: false, approval: 'second_person' as const, requester: 'user:alice' };
 
-  it('only a verified identity other than the proposer, through either door', () => {
-    expect(claimRefusal(proposal, 'web', 'user:bob', 60)).toBeUndefined();
-    expect(claimRefusal(proposal, 'mcp', 'user:bob', 60)).toBeUndefined();
-    expect(claimRefusal(proposal, 'web', 'user:alice', 60)?.code).toBe('approval_required');
+  it('only a verified identity other than the proposer, in the dashboard; over MCP only a service policy names', () => {
+    expect(claimRefusal(proposal, { identity: 'user:bob', channel: 'web' }, 60)).toBeUndefined();
+    // confirm_action is what a model calls: even a verified user's agent does not count as the person.
+    expect(claimRefusal(proposal, { identity: 'user:bob', channel: 'mcp' }, 60)?.message).toContain('confirm_action cannot approve it');
+    expect(claimRefusal(proposal, { identity: 'service:approver-bot', channel: 'mcp', namedService: true }, 60)).toBeUndefined();
+    expect(claimRefusal(proposal, { identity: 'service:ci', channel: 'mcp' }, 60)?.code).toBe('approval_required');
+    expect(claimRefusal(proposal, { identity: 'user:alice', channel: 'web' }, 60)?.code).toBe('approval_required');
     // A typed dashboard name and an MCP client's own name are nobody in particular.
-    expect(claimRefusal(proposal, 'web', 'web-ui@127.0.0.1 (bob)', 60)?.message).toContain('cannot verify who you are');
-    expect(claimRefusal(proposal, 'mcp', 'mcp:bob/1.0', 60)?.code).toBe('approval_required');
+    expect(claimRefusal(proposal, { identity: 'web-ui@127.0.0.1 (bob)', channel: 'web' }, 60)?.message).toContain('cannot verify who you are');
+    expect(claimRefusal(proposal, { identity: 'mcp:bob/1.0', channel: 'mcp' }, 60)?.code).toBe('approval_required');
+    // An answer in the client is the requester's own: never the second person.
+    expect(claimRefusal(proposal, { identity: 'user:alice', channel: 'elicitation' }, 60)?.code).toBe('approval_required');
   });
 
   it('recognises user:<sub> as the only verified form', () => {

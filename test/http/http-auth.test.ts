@@ -47,13 +47,13 @@ describe('protected-resource metadata', () => {
 describe('refusals carry the right status and WWW-Authenticate', () => {
   const metadata = () => `resource_metadata="${endpoint.url}/.well-known/oauth-protected-resource/mcp"`;
 
-  it('no token: 401 with the metadata address and the base scope', async () => {
+  it('no token: 401 with the metadata address and every scope a client may need (so a DCR client can register for them)', async () => {
     const res = await post(undefined);
     expect(res.status).toBe(401);
     const www = res.headers.get('www-authenticate')!;
     expect(www).toMatch(/^Bearer /);
     expect(www).toContain(metadata());
-    expect(www).toContain('scope="vsphere:read"');
+    expect(www).toContain('scope="vsphere:read vsphere:change vsphere:destructive zerto:restore"');
   });
 
   it('an expired token: 401 invalid_token', async () => {

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectValidatingClient } from './mcp-client.js';
+import { connectValidatingClient, type TestElicitation } from './mcp-client.js';
 import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing/index.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
@@ -54,6 +54,8 @@ export interface LabHarnessOptions extends Omit<LabOptions, 'stateDir' | 'policy
   downstreamBackoffMs?: number;
   /** The name the MCP client gives in initialize (default 'lab-test'). */
   clientName?: string;
+  /** The client can be asked (elicitation), and this is how its user answers. */
+  elicitation?: TestElicitation;
 }
 
 export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<LabHarness> {
@@ -90,7 +92,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
   }
   // The server answers at once; a test starts once every downstream has come up (or failed to).
   await runtime.downstreamStarted;
-  const client = await connectValidatingClient(runtime.built.newSession(), opts.clientName ?? 'lab-test');
+  const client = await connectValidatingClient(runtime.built.newSession(), opts.clientName ?? 'lab-test', opts.elicitation);
   const auditPath = lab.config.settings.auditLogPath;
   return {
     lab, runtime, client, dir, auditPath, ...(policyPath ? { policyPath } : {}),

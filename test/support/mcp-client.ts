@@ -3,7 +3,7 @@
 // so the SDK client validates each structured result against the tool's advertised output
 // schema (and a successful result without structuredContent fails): a tool whose results drift
 // from its declared schema fails every test that calls it, not only the contract test.
-import { Client, InMemoryTransport, type JsonSchemaValidator, type jsonSchemaValidator } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, type ClientCapabilities, type ElicitRequest, type ElicitResult, type JsonSchemaValidator, type jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { Server } from '@modelcontextprotocol/server';
 
@@ -32,9 +32,19 @@ class CompiledOnce implements jsonSchemaValidator {
 /** Shared by every test client of a worker (in-memory and HTTP). */
 export const testSchemaValidator: jsonSchemaValidator = new CompiledOnce();
 
-export async function connectValidatingClient(server: Server, name: string): Promise<Client> {
+/** A client that can be asked (MCP elicitation): what it declares, and how its user answers. */
+export interface TestElicitation {
+  capabilities: Record<string, unknown>;
+  answer(request: ElicitRequest['params']): Promise<ElicitResult>;
+}
+
+export async function connectValidatingClient(server: Server, name: string, elicitation?: TestElicitation): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: testSchemaValidator });
+  const client = new Client({ name, version: '1.0.0' }, {
+    jsonSchemaValidator: testSchemaValidator,
+    ...(elicitation ? { capabilities: { elicitation: elicitation.capabilities as ClientCapabilities['elicitation'] } } : {}),
+  });
+  if (elicitation) client.setRequestHandler('elicitation/create', (req) => elicitation.answer(req.params));
   await server.connect(serverSide);
   await client.connect(clientSide);
   await client.listTools();

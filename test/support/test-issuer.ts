@@ -52,6 +52,8 @@ interface IssuedCode {
   scope: string;
   sub: string;
   claims: Record<string, unknown>;
+  /** RFC 8707 `resource` of the authorization request: the access token's audience. */
+  resource: string | undefined;
   used: boolean;
 }
 
@@ -109,7 +111,8 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     const code = randomBytes(24).toString('base64url');
     codes.set(code, {
       clientId: client.clientId, redirectUri: q.redirect_uri, challenge: q.code_challenge, nonce: q.nonce,
-      scope: q.scope!, sub: user.sub, claims: user.claims, used: false,
+      // A `granted_scope` claim of the test's user stands for the IdP granting less than was asked.
+      scope: typeof user.claims.granted_scope === 'string' ? user.claims.granted_scope : q.scope!, sub: user.sub, claims: user.claims, resource: q.resource, used: false,
     });
     back.searchParams.set('code', code);
     if (q.state) back.searchParams.set('state', q.state);
@@ -138,7 +141,10 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     if (!params.code_verifier) return refuse(400, 'invalid_request');
     if (createHash('sha256').update(params.code_verifier).digest('base64url') !== issued.challenge) return refuse(400, 'invalid_grant');
     const idToken = await signJwt({ sub: issued.sub, ...(issued.nonce ? { nonce: issued.nonce } : {}), azp: clientId, ...issued.claims }, { audience: clientId, expiresIn: '5m' }, forge ? foreign.privateKey : privateKey);
-    const accessToken = await signJwt({ sub: issued.sub, scope: issued.scope, azp: clientId }, { audience: clientId, expiresIn: '5m' });
+    // Like a standards-strict IdP: the access token is for the resource asked for (else the client),
+    // and carries the scopes but none of the user's extra claims (groups stay in the ID token).
+    const resource = params.resource ?? issued.resource;
+    const accessToken = await signJwt({ sub: issued.sub, scope: issued.scope, azp: clientId }, { audience: resource ?? clientId, expiresIn: '5m' });
     tokenRequests.push({ status: 200, params });
     json(res, 200, { access_token: accessToken, id_token: idToken, token_type: 'Bearer', expires_in: 300, scope: issued.scope });
   }

@@ -7,7 +7,7 @@ import { LAB_VCENTERS } from '../../src/lab/topology.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 
 const POLICY = `
-defaults: {checkpoint: best_effort}
+defaults: {checkpoint: best_effort, approval: single}
 targets:
   lab-vc1: {destructive: allow}
   lab-vc2: {destructive: allow}

@@ -9,7 +9,7 @@ import { errorOf } from '../support/harness.js';
 
 const FORGER = 'web-ui@127.0.0.1 (alice)';
 const POLICY = `
-defaults: {checkpoint: best_effort, max_calls_per_minute: 10000}
+defaults: {checkpoint: best_effort, max_calls_per_minute: 10000, approval: single}
 targets:
   lab-vc1: {destructive: allow}
 `;

@@ -80,8 +80,10 @@ export function createPendingView({ onCount }) {
         h('button', { type: 'button', class: 'btn danger-outline', dataset: { action: 'cancel' }, onclick: () => act(p, 'cancel'), text: 'Deny' }),
       );
     }
-    const gate = p.requires_web_approval
-      ? h('span', { class: 'tag gated', text: 'blocked until approved here' })
+    // Only `approval: single` (and no require_web_approval) lets the agent confirm it itself.
+    const needsPerson = p.requires_web_approval || (p.approval && p.approval !== 'single');
+    const gate = needsPerson
+      ? h('span', { class: 'tag gated', text: p.requires_web_approval ? 'blocked until approved here' : p.approval === 'second_person' ? 'needs a second person' : 'blocked until a person approves' })
       : h('span', { class: 'tag ungated', text: 'not gated' });
 
     const el = h(
@@ -96,7 +98,9 @@ export function createPendingView({ onCount }) {
         h('span', { class: 'target-host', text: p.target?.host ?? '' }),
       ),
       h('p', { class: 'summary', text: p.summary }),
-      p.requires_web_approval
+      // The same words, byte for byte, that the person's client shows when it asks.
+      p.question ? h('pre', { class: 'question', text: p.question }) : null,
+      needsPerson
         ? null
         : h('p', { class: 'note', text: 'not gated — the agent may confirm this itself at any moment; this entry is informational' }),
       affectedTable(p.affected ?? []),
@@ -113,6 +117,11 @@ export function createPendingView({ onCount }) {
       p.outcome ? outcomeBlock(p.outcome) : null,
       actions.length ? h('div', { class: 'actions' }, actions) : null,
     );
+    // A link from the client (URL elicitation, confirm_with) opens the page at this proposal.
+    if (location.hash === `#proposal=${encodeURIComponent(p.id)}`) {
+      el.classList.add('focus');
+      queueMicrotask(() => el.scrollIntoView({ block: 'center' }));
+    }
     return { el, countdown, expiresAt: Date.parse(p.expires_at), pending: isPending };
   }
 

@@ -6,7 +6,7 @@
 // module dynamically, so stdio never loads pg.
 import { randomUUID } from 'node:crypto';
 import type { AddedCatalogStore } from '../../core/catalog.js';
-import type { ProposalStore, Proposal } from '../../core/confirmation-store.js';
+import type { ApprovalPlace, ProposalStore, Proposal } from '../../core/confirmation-store.js';
 import type { Logger } from '../../core/logger.js';
 import type { RateBudget } from '../../core/rate-limiter.js';
 import type { AnyTool, Resolution } from '../../tools/define.js';
@@ -42,7 +42,7 @@ export interface CentralState {
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   /** Deadlines are on the database's clock: a `now` given here is not used for them. */
-  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
+  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
   close(): Promise<void>;
 }
 
@@ -116,7 +116,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
         run().catch((err: Error) => logger.warn({ err: err.message }, 'merging the state files into PostgreSQL failed; they stay in place'));
       });
     },
-    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, instance, held, ttlSeconds: o.ttlSeconds, ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
+    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, instance, held, ttlSeconds: o.ttlSeconds, ...(o.onExpire ? { onExpire: o.onExpire } : {}), ...(o.place ? { place: o.place } : {}) }),
     close: async () => {
       const left = (await audit.drain(DRAIN_MS)) + (await held.drain(DRAIN_MS));
       if (left) logger.error({ held: left }, 'the database did not take every held audit line and proposal outcome before shutdown; a live instance closes them as interrupted');

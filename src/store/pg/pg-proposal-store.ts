@@ -8,9 +8,10 @@
 // hand-back to pending (release) never fail the caller: when the database is lost they are held
 // and retried (held-writes.ts).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { claimRefusal, type NewProposal, type Proposal, type ProposalPage, type ProposalQuery, type ProposalState, type ProposalStore, type ProposalSummary } from '../../core/confirmation-store.js';
+import { levelsFor, type Approver } from '../../core/approval.js';
+import { claimRefusal, type ApprovalPlace, type NewProposal, type Proposal, type ProposalPage, type ProposalQuery, type ProposalState, type ProposalStore, type ProposalSummary } from '../../core/confirmation-store.js';
 import { AppError } from '../../core/errors.js';
-import { isVerifiedIdentity } from '../../core/principal.js';
+import type { ApprovalLevel } from '../../config/policy-file.js';
 import { q, type Db } from './pg-db.js';
 import type { HeldWrites } from './held-writes.js';
 
@@ -29,12 +30,13 @@ export interface PgProposalStoreOptions<P> {
   retainFinishedMs?: number;
   maxFinished?: number;
   onExpire?: (p: Proposal) => void;
+  place?: ApprovalPlace;
 }
 
 interface Row {
   id: string; tool: string; target_name: string; target_host: string; summary: string;
-  affected: Proposal['affected']; checkpoint_vpgs: string[]; requester: string; requires_web_approval: boolean;
-  approval: 'single' | 'second_person'; audit_id: string; payload: unknown; state: ProposalState;
+  affected: Proposal['affected']; checkpoint_vpgs: string[]; undo: string; requester: string; requires_web_approval: boolean;
+  approval: ApprovalLevel; audit_id: string; payload: unknown; state: ProposalState;
   created_at: string; expires_at: string; finished_at: string | null; decided_by: string | null; outcome: Proposal['outcome'] | null;
 }
 
@@ -64,37 +66,40 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     const id = randomUUID();
     const { rows } = await q<{ created_at: string; expires_at: string }>(this.opts.db,
       `INSERT INTO proposals (id, token_hash, tool, target_name, target_host, summary, affected, checkpoint_vpgs, requester,
-         requires_web_approval, approval, audit_id, payload, state, created_at, expires_at)
-       SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending', t.n, t.n + $14 FROM (SELECT zr_now_ms() AS n) t
+         requires_web_approval, approval, audit_id, payload, state, created_at, expires_at, undo)
+       SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'pending', t.n, t.n + $14, $15 FROM (SELECT zr_now_ms() AS n) t
        RETURNING created_at, expires_at`,
       [id, hashToken(token), input.tool, input.target.name, input.target.host, input.summary, JSON.stringify(input.affected), JSON.stringify(input.checkpointVpgs),
-        input.requester, input.requiresWebApproval, input.approval ?? 'single', input.auditId, JSON.stringify(this.opts.codec.encode(input.payload)), this.opts.ttlSeconds * 1_000]);
+        input.requester, input.requiresWebApproval, input.approval ?? 'single', input.auditId, JSON.stringify(this.opts.codec.encode(input.payload)), this.opts.ttlSeconds * 1_000, input.undo]);
     const createdAt = Number(rows[0]!.created_at);
     this.offsetMs = createdAt - sentAt;
     return { ...input, id, token, createdAt, expiresAt: Number(rows[0]!.expires_at), state: 'pending' };
   }
 
-  take(token: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
-    return this.claim('token_hash', hashToken(token), via, decidedBy);
+  take(token: string, approver: Approver): Promise<Proposal<P>> {
+    return this.claim('token_hash', hashToken(token), approver);
   }
 
-  takeById(id: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
-    return this.claim('id', id, via, decidedBy);
+  takeById(id: string, approver: Approver): Promise<Proposal<P>> {
+    return this.claim('id', id, approver);
   }
 
-  private async claim(column: 'id' | 'token_hash', key: string, via: 'mcp' | 'web', decidedBy: string): Promise<Proposal<P>> {
+  private async claim(column: 'id' | 'token_hash', key: string, approver: Approver): Promise<Proposal<P>> {
     if (column === 'id' && !isUuid(key)) throw notFound(column);
     await this.expire();
+    // The same conditions as claimRefusal: the approver's channel satisfies the proposal's level,
+    // web approval only on the web, and never the requester as its own second person.
     const { rows } = await q<Row>(this.opts.db,
       `UPDATE proposals SET state = 'executing', decided_by = $2, claimed_by = $3, claimed_at = zr_now_ms()
         WHERE ${column} = $1 AND state = 'pending' AND expires_at > zr_now_ms()
-          AND NOT (requires_web_approval AND $4 = 'mcp')
-          AND NOT (approval = 'second_person' AND (requester = $2 OR NOT $5::boolean))
-        RETURNING *`, [key, decidedBy, this.opts.instance, via, isVerifiedIdentity(decidedBy)]);
+          AND NOT (requires_web_approval AND $4 <> 'web')
+          AND approval = ANY($5::text[])
+          AND NOT (approval = 'second_person' AND requester = $2)
+        RETURNING *`, [key, approver.identity, this.opts.instance, approver.channel, levelsFor(approver)]);
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
-    throw claimRefusal(found, via, decidedBy, this.opts.ttlSeconds)
+    throw claimRefusal(found, approver, this.opts.ttlSeconds, this.opts.place)
       ?? new AppError('confirmation_invalid', 'The proposal changed while it was being confirmed.', { hint: 'Call list_pending_actions and try again.', details: { proposal_id: found.id } });
   }
 
@@ -191,7 +196,7 @@ export class PgProposalStore<P> implements ProposalStore<P> {
   private toSummary(r: Row): ProposalSummary {
     return {
       id: r.id, tool: r.tool, target: { name: r.target_name, host: r.target_host }, summary: r.summary,
-      affected: r.affected, checkpointVpgs: r.checkpoint_vpgs, requester: r.requester, requiresWebApproval: r.requires_web_approval,
+      affected: r.affected, checkpointVpgs: r.checkpoint_vpgs, undo: r.undo ?? '', requester: r.requester, requiresWebApproval: r.requires_web_approval,
       approval: r.approval, auditId: r.audit_id, state: r.state,
       createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
       ...(r.finished_at !== null ? { finishedAt: Number(r.finished_at) } : {}),

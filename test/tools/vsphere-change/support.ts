@@ -4,8 +4,10 @@
 import { startLabHarness, type LabHarness, type LabHarnessOptions } from '../../support/lab-harness.js';
 import { errorOf, type CallResult } from '../../support/harness.js';
 
+// approval: single: these tests are about the changes, confirmed by the agent's confirm_action.
 export const TEST_POLICY = `
 defaults:
+  approval: single
   read: allow
   mutate: allow
   destructive: deny

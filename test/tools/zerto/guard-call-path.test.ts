@@ -11,6 +11,7 @@ import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 const policy = (extra: { checkpoint?: string; vc1?: string } = {}) => `
 defaults:
+  approval: single
   read: allow
   mutate: allow
   destructive: deny

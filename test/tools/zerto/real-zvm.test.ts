@@ -11,7 +11,7 @@ import { APP01, callsSince, errorOf, mark, ok, ORIGINAL_CONF } from './support.j
 
 const ALIAS = 'lab-vc1-alias';
 const POLICY = `
-defaults: {checkpoint: required}
+defaults: {checkpoint: required, approval: single}
 targets:
   lab-vc1: {destructive: allow}
   ${ALIAS}: {destructive: allow}
