@@ -8,6 +8,7 @@ import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
 import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import { FileCatalogStore } from './core/catalog-file-store.js';
+import { FileChangeStore } from './core/change-file-store.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
 import { toolListChanges } from './server-identity.js';
@@ -149,6 +150,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const catalog = new MutatingCatalog(builtIn, config.app.catalog, central?.catalog ?? new FileCatalogStore(stateFile(settings.auditLogPath, 'catalog')));
   for (const problem of catalog.problems) logger.warn({}, problem);
 
+  const changes = central?.changes ?? new FileChangeStore(stateFile(settings.auditLogPath, 'changes'));
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
     settings,
@@ -156,6 +158,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     policy: config.policy,
     audit: gateway ? gateway.audit(central?.audit ?? audit) : (central?.audit ?? audit),
     ...(central ? { stores: central } : {}),
+    changes,
     secrets,
     logger,
     tools,
@@ -196,6 +199,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     async shutdown(reason = 'shutdown') {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.
       await built.drain();
+      // Changes followed past their call get a grace to end; the next start finds the rest.
+      await built.services.changes?.drain(10_000);
       await dashboard?.close().catch(() => undefined);
       // What the startup cleanup has not reached waits for the next start; what it is doing ends.
       stopCleanup.abort();

@@ -25,6 +25,8 @@ import { newMcpServer } from './server-identity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { unknownToolMessage } from './tools/unknown-tool.js';
 import { mcpIdentity } from './core/identity.js';
+import { changeWatcherFor } from './tools/change-watcher.js';
+import type { ChangeStore } from './core/change-record.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -44,6 +46,8 @@ export interface ServerDeps {
   clock?: () => number;
   /** Tools whose set changes while the process runs (the gateway's downstream tools). */
   dynamicTools?: DynamicTools;
+  /** Where change records live (a state file, PostgreSQL); default: this process's memory. */
+  changes?: ChangeStore;
   /** Shared stores (central mode, PostgreSQL); default: this process's memory. */
   stores?: {
     rateLimiter: RateBudget;
@@ -95,6 +99,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     guard: deps.guard ?? NO_ZERTO_GUARD,
     webUi: deps.webUi ?? { enabled: false },
     ext: deps.ext ?? {},
+    changes: changeWatcherFor(deps.settings, deps.changes, deps.logger),
     confirmations: undefined as unknown as ProposalStore<PendingCall>,
   };
   const storeOptions = {

@@ -11,6 +11,11 @@ export interface Settings {
   policyFileExplicit: boolean;
   auditLogPath: string;
   confirmationTtlSeconds: number;
+  /**
+   * TOOL_CALL_BOUND_SECONDS: how long one tools/call may take before it answers. A change still
+   * running then answers `running` with its change_id; the server keeps following it.
+   */
+  callBoundSeconds: number;
   zertoConfigFile: string | undefined;
   webUi: { enabled: boolean; host: string; port: number; token: string | undefined; allowedHosts: string[] };
   logLevel: string;
@@ -61,6 +66,8 @@ export function readSettings(env: Record<string, string | undefined>): { setting
     policyFileExplicit: Boolean(env.POLICY_FILE),
     auditLogPath: env.AUDIT_LOG_PATH || './audit.jsonl',
     confirmationTtlSeconds: parseInteger(env, 'CONFIRMATION_TTL_SECONDS', 120, 5, 86_400, problems),
+    // Under the 60 s at which Claude Desktop and SDK clients give up on a request.
+    callBoundSeconds: parseInteger(env, 'TOOL_CALL_BOUND_SECONDS', 40, 1, 3_600, problems),
     zertoConfigFile: env.ZERTO_REWIND_CONFIG || undefined,
     webUi: {
       enabled: parseBool(env, 'WEB_UI_ENABLED', false, problems),

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
 import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
+import type { RunningWork } from '../core/change-record.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
@@ -91,6 +92,13 @@ export interface CallContext {
   auditId: string;
   signal: AbortSignal;
   progress: ProgressReporter;
+  /**
+   * Set while a change is followed by the change watcher (tools/change-watcher.ts): a handler
+   * says what it is waiting for (a vSphere task, an FLR session), so the `running` answer, get_change
+   * and the next process after a crash know it. `workBudgetMs`: the budget of one wait, longer than
+   * a call's because the call has answered and the server owns the wait.
+   */
+  change?: { running(work: RunningWork): void; executing(): void; pinned(checkpoint: Record<string, unknown>): void; workBudgetMs: number };
 }
 
 export interface ExecContext extends CallContext {
@@ -155,6 +163,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   safetySnapshot?: 'before' | SafetySnapshotRule<z.infer<I>, R>;
   /** Changes are guarded by default (a checkpoint for the resolved VMs); false opts out. */
   guard?: GuardRule;
+  /**
+   * `false`: the change always ends within its call (cancel_change), so the change watcher does
+   * not follow it past the call bound and keeps no change record of it.
+   */
+  followUp?: false;
   /**
    * Overrides the annotation derived from the category, for the rare tool whose effect is not
    * its category's: confirm_action is a lifecycle call that executes destructive proposals.

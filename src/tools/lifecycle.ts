@@ -10,7 +10,7 @@ import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
-  state: z.enum(['executed', 'dry_run']),
+  state: z.enum(['executed', 'dry_run', 'running']).describe('running: still running at the call bound; follow result.change_id with get_change.'),
   tool: z.string(),
   target: z.string(),
   target_host: z.string(),
@@ -39,7 +39,7 @@ export async function runConfirmed(p: Proposal<PendingCall>, ctx: CallContext, v
   }
   await store.finish(p, { ok: true, result: outcome.value });
   return {
-    state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
+    state: outcome.value.dry_run === true ? 'dry_run' : outcome.value.state === 'running' && typeof outcome.value.change_id === 'string' ? 'running' : 'executed',
     tool: p.tool,
     target: p.target.name,
     target_host: p.target.host,

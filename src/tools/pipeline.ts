@@ -8,7 +8,7 @@ import { AppError } from '../core/errors.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
-import type { Call, Step, ToolOutcome } from './pipeline-call.js';
+import { isRead, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
 import { resolve, validate } from './pipeline-input.js';
 import { limits, policy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
@@ -48,7 +48,12 @@ export function continueProposal(p: Proposal<PendingCall>, ctx: CallContext, via
 }
 
 export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Promise<ToolOutcome> {
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
+    // From the guard on, the server owns the wait: the call answers within its bound either way.
+    if (step === guard && followsChange(call)) {
+      call.followed = true;
+      return call.ctx.services.changes!.run(call, () => runSteps(call, steps.slice(i)));
+    }
     const why = step.skip?.(call);
     if (why) {
       call.skipped.push(`${step.name}: ${why}`);
@@ -58,6 +63,11 @@ export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Prom
     if (outcome) return outcome;
   }
   throw new AppError('internal', `${call.tool.name}: the pipeline ended without an outcome.`);
+}
+
+/** A change that reached the guard (decided, confirmed, not a dry run) is followed by the change watcher. */
+function followsChange(call: Call): boolean {
+  return !call.followed && call.tool.followUp !== false && !call.tool.direct && !isRead(call) && !call.dryRun && call.ctx.services.changes !== undefined;
 }
 
 export function newCall(tool: AnyTool, ctx: CallContext, rawArgs: unknown): Call {

@@ -35,7 +35,7 @@ const SERVER_KEYS = new Set([
   'moid', 'source_moid', 'target', 'target_host', 'state', 'status', 'type', 'kind', 'outcome', 'transport', 'via',
   'power_state', 'connection_state', 'timestamp', 'created_at', 'started_at', 'finished_at', 'completed_at',
   'queued_at', 'expires_at', 'opened_at', 'boot_time', 'mount_time', 'down_since', 'start', 'end', 'start_time',
-  'end_time', 'unit', 'api_version', 'uuid', 'instance_uuid', 'mac_address', UNTRUSTED_KEY,
+  'end_time', 'ended_at', 'task', 'step', 'unit', 'api_version', 'uuid', 'instance_uuid', 'mac_address', UNTRUSTED_KEY,
 ]);
 
 /** Enough to name a result's upstream fields; a longer list ends in `*` (and the rest too). */

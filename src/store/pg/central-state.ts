@@ -16,6 +16,8 @@ import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
 import { PgRateBudget } from './pg-rate-budget.js';
 import { PgCatalogStore } from './pg-catalog-store.js';
 import { PgFlrSessionStore } from './pg-flr-session-store.js';
+import { PgChangeStore } from './pg-change-store.js';
+import type { ChangeStore } from '../../core/change-record.js';
 import { importCatalogFile, importFlrFile, type ImportReport } from './import-state-files.js';
 
 export interface CentralState {
@@ -24,6 +26,8 @@ export interface CentralState {
   rateLimiter: RateBudget;
   catalog: AddedCatalogStore;
   flrSessions: FlrSessionRegistryStore;
+  /** Change records, so any instance answers get_change. */
+  changes: ChangeStore;
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void }): ProposalStore<PendingCall>;
@@ -41,6 +45,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
   const codec = pendingCallCodec(tools);
   const flrSessions = new PgFlrSessionStore(db, (err) => logger.warn({ err: err.message }, 'FLR session heartbeat failed'));
   const catalog = new PgCatalogStore(db);
+  const changes = new PgChangeStore(db, (err) => logger.warn({ err: err.message }, 'change record heartbeat failed'));
   const say = (what: string, r: ImportReport | undefined) => {
     if (!r) return;
     logger.info({ file: r.file, moved_to: r.movedTo, imported: r.imported, already_there: r.skipped }, `${what} from the state file merged into PostgreSQL`);
@@ -52,6 +57,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     rateLimiter: new PgRateBudget(db, clock),
     catalog,
     flrSessions,
+    changes,
     async importStateFiles(paths) {
       say('catalog additions', await importCatalogFile(paths.catalog, catalog));
       say('FLR session records', await importFlrFile(paths.flrSessions, flrSessions));
@@ -59,6 +65,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, ttlSeconds: o.ttlSeconds, ...(o.now ? { now: o.now } : {}), ...(o.onExpire ? { onExpire: o.onExpire } : {}) }),
     close: async () => {
       await flrSessions.close();
+      await changes.close();
       await db.end();
     },
   };
