@@ -47,6 +47,16 @@ export class FileChangeStore implements ChangeStore {
     return this.load().filter((r) => r.state === 'running' && r.owner.instance !== this.owner.instance && !(r.owner.pid !== process.pid && this.isAlive(r.owner.pid)));
   }
 
+  async claim(id: string, fromInstance: string): Promise<boolean> {
+    let taken = false;
+    this.edit((all) => all.map((r) => {
+      if (r.id !== id || r.state !== 'running' || r.owner.instance !== fromInstance) return r;
+      taken = true;
+      return { ...r, owner: this.owner, updated_at: this.now().toISOString() };
+    }));
+    return taken;
+  }
+
   async close(): Promise<void> {}
 
   private edit(change: (all: ChangeRecord[]) => ChangeRecord[]): void {

@@ -28,7 +28,8 @@ export interface ChangeOutcome extends Record<string, unknown> {
   ok: boolean;
   /** Scalar fields of the result (what the audit's `executed` line holds too). */
   result?: Record<string, unknown>;
-  error?: Pick<PublicError, 'code' | 'message'>;
+  /** The error's code (`interrupted` when its end could not be known) and message. */
+  error?: { code: PublicError['code'] | 'interrupted'; message: string };
   /** Set when the outcome was found by a later process (crash recovery), not seen as it happened. */
   recovered_by?: string;
 }
@@ -75,6 +76,8 @@ export interface ChangeStore {
   get(id: string): Promise<ChangeRecord | undefined>;
   /** Records still `running` whose owner is gone (a dead process or instance): the recovery's work. */
   orphans(): Promise<ChangeRecord[]>;
+  /** Takes an orphan over from its dead owner; false when someone else took it first (it is theirs to close). */
+  claim(id: string, fromInstance: string): Promise<boolean>;
   /** This process's owner identity (the records it creates carry it). */
   readonly owner: { instance: string; pid: number };
   close(): Promise<void>;
@@ -115,6 +118,10 @@ export class MemoryChangeStore implements ChangeStore {
 
   async orphans(): Promise<ChangeRecord[]> {
     return [];
+  }
+
+  async claim(): Promise<boolean> {
+    return false;
   }
 
   async close(): Promise<void> {}

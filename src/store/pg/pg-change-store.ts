@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { applyPatch, type ChangePatch, type ChangeRecord, type ChangeStore } from '../../core/change-record.js';
+import type pg from 'pg';
 import { q, type Db } from './pg-db.js';
 import { inTransaction } from './in-transaction.js';
 
@@ -22,11 +23,7 @@ export class PgChangeStore implements ChangeStore {
 
   async create(record: ChangeRecord): Promise<void> {
     await inTransaction(this.db, `change:${record.id}`, async (client) => {
-      if (!this.registered) {
-        await client.query(
-          `INSERT INTO server_instances (instance, host, pid, seen_at) VALUES ($1, $2, $3, now())
-           ON CONFLICT (instance) DO UPDATE SET seen_at = now()`, [this.owner.instance, hostname(), this.owner.pid]);
-      }
+      if (!this.registered) await this.register(client);
       await client.query(
         'INSERT INTO change_records (id, state, owner_instance, record) VALUES ($1, $2, $3, $4)',
         [record.id, record.state, record.owner.instance, JSON.stringify(record)]);
@@ -59,11 +56,31 @@ export class PgChangeStore implements ChangeStore {
     return rows.map((r) => r.record);
   }
 
+  async claim(id: string, fromInstance: string): Promise<boolean> {
+    const taken = await inTransaction(this.db, `change:${id}`, async (client) => {
+      await this.register(client);
+      const { rowCount } = await client.query(
+        `UPDATE change_records SET owner_instance = $3, record = jsonb_set(record, '{owner}', $4::jsonb), updated_at = now()
+          WHERE id = $1 AND owner_instance = $2 AND state = 'running'`, [id, fromInstance, this.owner.instance, JSON.stringify(this.owner)]);
+      return rowCount === 1;
+    });
+    this.registered = true;
+    this.startHeartbeat();
+    return taken;
+  }
+
   /** A clean exit: this instance stops heartbeating at once, so what it left running is found by the next start. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     if (this.registered) await q(this.db, 'DELETE FROM server_instances WHERE instance = $1', [this.owner.instance]).catch(() => undefined);
+  }
+
+  /** This instance's heartbeat row: a change it follows is alive while the row is fresh. */
+  private async register(client: pg.PoolClient): Promise<void> {
+    await client.query(
+      `INSERT INTO server_instances (instance, host, pid, seen_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (instance) DO UPDATE SET seen_at = now()`, [this.owner.instance, hostname(), this.owner.pid]);
   }
 
   private startHeartbeat(): void {
