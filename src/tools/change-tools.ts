@@ -16,24 +16,17 @@ export const MAX_WAIT_SECONDS = 40;
 /** How often a change another instance follows is read again while get_change waits. */
 const STORE_POLL_MS = 1_000;
 
-const ChangeId = z.string().min(1).max(100).describe('change_id from a `running` answer (also its audit_id).');
+const ChangeId = z.string().min(1).max(100);
 
-const ChangeView = z.object({
-  change_id: z.string(),
-  state: z.enum(['running', 'executed', 'failed', 'cancelled', 'interrupted']),
-  tool: z.string(),
-  target: z.string(),
-  summary: z.string().optional(),
-  objects: z.array(z.looseObject({ type: z.string(), name: z.string() })),
-  executing: z.boolean().describe('Whether the change itself had started (its `executing` audit line).'),
-  running: z.looseObject({ kind: z.string() }).optional(),
-  progress: z.looseObject({ value: z.number() }).optional(),
-  outcome: z.looseObject({ ok: z.boolean() }).optional(),
-  checkpoint: z.looseObject({}).optional(),
-  started_at: z.string(),
-  ended_at: z.string().optional(),
-  poll_after: z.number().optional(),
-});
+const STATES = ['running', 'executed', 'failed', 'cancelled', 'interrupted'] as const;
+
+/**
+ * What get_change answers. Only the handle is in the schema (the tools/list budget); the rest is
+ * the record as viewOf shapes it: tool, target, summary, objects, executing (whether the change
+ * itself had started), running, progress, outcome, checkpoint, started_at, ended_at, poll_after.
+ */
+const ChangeView = z.looseObject({ change_id: z.string(), state: z.enum(STATES) });
+type ChangeViewOut = z.infer<typeof ChangeView> & Record<string, unknown>;
 
 interface ChangeResolution extends Resolution {
   change: ChangeRecord;
@@ -62,7 +55,7 @@ function watcherOf(ctx: CallContext) {
   return w;
 }
 
-export function viewOf(rec: ChangeRecord): z.infer<typeof ChangeView> {
+export function viewOf(rec: ChangeRecord): ChangeViewOut {
   return {
     change_id: rec.id, state: rec.state, tool: rec.tool, target: rec.target.name,
     ...(rec.summary ? { summary: rec.summary } : {}),
@@ -101,15 +94,15 @@ async function awaitChange(ctx: CallContext, rec: ChangeRecord, waitMs: number):
 
 export const getChange = defineTool({
   name: 'get_change',
-  title: 'Follow a running change',
-  description: 'State, progress, outcome and pinned checkpoint of a change that answered `running`. wait_seconds (max 40) waits for it to end.',
+  title: 'Follow a change',
+  description: 'State, progress, outcome and checkpoint of a change that answered running; waits up to wait_seconds for its end.',
   category: 'read',
   surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
   input: z.object({
     change_id: ChangeId,
-    wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0).describe('Wait up to this long for the change to end.'),
+    wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0),
   }),
   output: ChangeView,
   resolve: resolveChange,
@@ -127,8 +120,8 @@ function liveCopy(ctx: CallContext, rec: ChangeRecord): ChangeRecord {
 
 export const cancelChange = defineTool({
   name: 'cancel_change',
-  title: 'Stop a running change',
-  description: 'Stops a running change: CancelTask for a cancellable vSphere task, unmount for a file restore. Says so when it cannot be stopped.',
+  title: 'Stop a change',
+  description: 'Stops a running change (vSphere CancelTask, FLR unmount), or says why it cannot.',
   category: 'mutate',
   surface: 'lifecycle',
   toolset: 'lifecycle',
@@ -136,17 +129,16 @@ export const cancelChange = defineTool({
   guard: false,
   followUp: false,
   input: z.object({ change_id: ChangeId }),
-  output: z.object({
+  output: z.looseObject({
     change_id: z.string(),
     cancel: z.enum(['cancelled', 'requested', 'not_cancellable', 'already_finished']),
-    message: z.string(),
-    change: ChangeView,
+    state: z.enum(STATES),
   }),
   resolve: resolveChange,
   async execute(_args, r, ctx) {
     const { cancel, message } = await stopChange(ctx, r.change);
     const after = (await watcherOf(ctx).store.get(r.change.id).catch(() => undefined)) ?? r.change;
-    return { change_id: r.change.id, cancel, message, change: viewOf(after) };
+    return { change_id: r.change.id, cancel, state: after.state, message };
   },
 });
 

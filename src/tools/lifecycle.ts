@@ -10,7 +10,7 @@ import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
-  state: z.enum(['executed', 'dry_run', 'running']).describe('running: still running at the call bound; follow result.change_id with get_change.'),
+  state: z.enum(['executed', 'dry_run', 'running']),
   tool: z.string(),
   target: z.string(),
   target_host: z.string(),

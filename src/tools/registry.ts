@@ -4,7 +4,7 @@
 // any change is, vendor tools when their vendor is
 // configured (from the tool's `surface`). Also derives the advertised schemas.
 import { z } from 'zod';
-import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.js';
+import { annotationsOf, isGuarded, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { CHANGE_TOOLS } from './change-tools.js';
 import { ProposalSchema } from './proposal.js';
@@ -73,10 +73,10 @@ const PIPELINE_FIELDS = {
 /** A change still running at the call bound answers these instead of its result (tools/change-watcher.ts). */
 const RUNNING_FIELDS: Record<string, z.ZodType> = {
   state: z.literal('running'),
-  change_id: z.string().describe('Follow it with get_change, stop it with cancel_change.'),
+  change_id: z.string(),
   running: z.looseObject({ kind: z.string() }),
   progress: z.looseObject({ value: z.number() }),
-  poll_after: z.number().describe('Seconds to wait before get_change.'),
+  poll_after: z.number(),
   message: z.string(),
 };
 
@@ -87,11 +87,17 @@ export function advertisedOutput(tool: AnyTool): z.ZodObject {
   // Fields of the tool's own result are present when it executed, absent in a dry run and in a
   // `running` answer; a field name both use takes either value.
   const own = tool.output.partial();
-  const running = tool.followUp === false ? {} : Object.fromEntries(Object.entries(RUNNING_FIELDS).map(([k, v]) => {
+  // The schemas allow fields they do not list, so the running answer's fields are not repeated in
+  // every change's schema (the tools/list budget); a name the tool's own result uses too must
+  // accept the running answer's value as well.
+  const running: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(tool.followUp === false ? {} : RUNNING_FIELDS)) {
     const mine = own.shape[k] as z.ZodType | undefined;
-    return [k, mine ? z.union([mine, v]) : v.optional()];
-  }));
-  return own.extend(running).extend(PIPELINE_FIELDS);
+    if (mine) running[k] = z.union([mine, v]);
+  }
+  // Only the guard step sets `checkpoint`: an unguarded tool's result never has it.
+  const { checkpoint: _checkpoint, ...unguarded } = PIPELINE_FIELDS;
+  return own.extend(running).extend(isGuarded(tool) ? PIPELINE_FIELDS : unguarded);
 }
 
 export interface ListedTool {

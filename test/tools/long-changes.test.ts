@@ -95,7 +95,8 @@ describe('a change past the call bound', () => {
   });
 
   it('a short change answers its result as before, within its call', async () => {
-    const res = await h.client.callTool({ name: 'create_snapshot', arguments: { target: 'lab-vc1', vm: 'web-03', name: 'quick' } }, undefined, { timeout: CLIENT_TIMEOUT_MS }) as CallToolResult;
+    const res = await h.client.callTool({ name: 'create_snapshot', arguments: { target: 'lab-vc1', vm: 'web-02', name: 'quick' } }, undefined, { timeout: CLIENT_TIMEOUT_MS }) as CallToolResult;
+    expect(res.isError, JSON.stringify(res.content)).not.toBe(true);
     const data = res.structuredContent as Record<string, unknown>;
     expect(data.change_id).toBeUndefined();
     expect(outcomeLines(data.audit_id as string).map((l) => l.phase)).toEqual(['executed']);
