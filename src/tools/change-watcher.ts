@@ -9,6 +9,7 @@ import { AppError, toPublicError } from '../core/errors.js';
 import { MemoryChangeStore, type ChangeRecord, type ChangeStore, type RunningWork } from '../core/change-record.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../core/logger.js';
+import { settlesWithin } from '../core/sleep.js';
 import type { CallContext, ProgressReporter } from './define.js';
 import { changeTargetOf, deny, resolved, type Call, type ToolOutcome } from './pipeline-call.js';
 
@@ -28,6 +29,8 @@ interface LiveChange {
 
 export class ChangeWatcher {
   private readonly live = new Map<string, LiveChange>();
+  /** Set by drain: what ends from here on ends because the process stops, not on its own. */
+  private stopping = false;
 
   constructor(
     readonly store: ChangeStore,
@@ -77,6 +80,9 @@ export class ChangeWatcher {
     };
     call.ctx = {
       ...requestCtx,
+      // Once the process is stopping, an outcome is the shutdown's, not the change's: it is not
+      // written, and the next start records the task's real end from the change record.
+      services: { ...requestCtx.services, audit: { write: (rec, opts) => this.stopping && isOutcome(rec.phase) ? Promise.reject(new Error('the server is stopping; the next start records this change\'s end')) : requestCtx.services.audit.write(rec, opts) } },
       signal: controller.signal,
       progress,
       change: {
@@ -120,13 +126,18 @@ export class ChangeWatcher {
     return { ok: true, value: runningAnswer(entry.record, bound, call) };
   }
 
-  /** Lets followed changes end for up to `graceMs` (shutdown); what is still running is found by the next start. */
+  /**
+   * Shutdown: followed changes get `graceMs` to end; then their waits stop as at a deadline (a
+   * vSphere task is not cancelled), nothing more is recorded, and the next start finds them
+   * `running` in their records and records their tasks' real end.
+   */
   async drain(graceMs: number): Promise<void> {
     if (!this.live.size) return;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((r) => { timer = setTimeout(r, graceMs); });
-    await Promise.race([Promise.allSettled([...this.live.values()].map((c) => c.done)), grace]);
-    clearTimeout(timer);
+    const settled = () => Promise.allSettled([...this.live.values()].map((c) => c.done));
+    if (await settlesWithin(settled(), graceMs)) return;
+    this.stopping = true;
+    for (const c of this.live.values()) c.controller.abort(new AppError('timeout', 'the server is stopping; the change keeps running and the next start records its end'));
+    await settlesWithin(settled(), 5_000);
   }
 
   private newRecord(call: Call): ChangeRecord {
@@ -151,6 +162,7 @@ export class ChangeWatcher {
 
   /** The outcome as the record keeps it; the audit line was written by the steps. */
   private async finish(entry: LiveChange, call: Call, outcome: ToolOutcome): Promise<void> {
+    if (this.stopping) return;
     const checkpoint = call.checkpoint ? { checkpoint: call.checkpoint as unknown as Record<string, unknown> } : {};
     const patch = outcome.ok
       ? { state: 'executed' as const, outcome: { ok: true, result: scalars(outcome.value) }, ...checkpoint }
@@ -165,6 +177,10 @@ export class ChangeWatcher {
 export function changeWatcherFor(settings: Settings, store: ChangeStore | undefined, logger: Logger): ChangeWatcher {
   const seconds = Number.isFinite(settings.callBoundSeconds) && settings.callBoundSeconds > 0 ? settings.callBoundSeconds : 40;
   return new ChangeWatcher(store ?? new MemoryChangeStore(), () => seconds * 1000, logger);
+}
+
+function isOutcome(phase: string): boolean {
+  return phase === 'executed' || phase === 'failed';
 }
 
 /** A vSphere task that vCenter cancelled (CancelTask) ends in the RequestCanceled fault. */

@@ -3,7 +3,8 @@
 // server is `dist/main.js` in its ordinary configuration, so the clone task outlives the killed
 // process. Asserts: the restarted server finds the change in its change record, looks the task
 // up by moid and records its real end once (one outcome line, from the task's result), and the
-// audit log verifies. Scaled down: a call bound of 2 s, a clone of 8 s.
+// audit log verifies. A clean stop (SIGTERM) past its grace leaves the task running, uncancelled
+// and unrecorded, for the next start. Scaled down: a call bound of 2 s, a clone of 8 s (25 s).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -81,4 +82,35 @@ it.each([
   expect(records(cfg.dir).find((r) => r.id === id)).toMatchObject({ state: end === 'success' ? 'executed' : 'failed' });
   const report = await verifyAuditFiles([cfg.auditPath]);
   expect(report.ok, JSON.stringify(report.problem)).toBe(true);
+}, 180_000);
+
+it('a clean stop during a running clone leaves the task running (no CancelTask, no outcome); the next start records its end', async () => {
+  lab = await startLab({ taskMs: 20, zvmTaskMs: 50, autoCheckpointMs: 200 });
+  const vc = lab.vcenters.get('lab-vc1')!;
+  // Longer than the shutdown's 10 s grace, so the stop lands while the clone runs.
+  vc.faults.taskDuration('CloneVM_Task', 25_000);
+  const cfg = configureServerForLab(lab, tempDir('zr-change-stop-'), { TOOL_CALL_BOUND_SECONDS: '2' });
+  const first = await startOutsideServer(cfg);
+  servers.push(first);
+  const res = await first.client.callTool({ name: 'clone_vm', arguments: { target: 'lab-vc1', vm: 'web-01', name: 'stopped-clone' } }, undefined, { timeout: 30_000 });
+  const id = (res.structuredContent as Record<string, any>).change_id as string;
+  await waitFor(() => records(cfg.dir).some((r) => r.id === id && r.running?.kind === 'vsphere_task'), 'the change record to name the task');
+  const task = records(cfg.dir).find((r) => r.id === id)!.running.task as string;
+  // SIGTERM: the server stops cleanly (the SDK client's own close would SIGKILL it after 2 s).
+  process.kill(first.pid, 'SIGTERM');
+  await waitFor(() => auditLines(cfg.auditPath).some((l) => l.phase === 'shutdown'), 'the shutdown line');
+  await first.close().catch(() => undefined);
+  const outcome = () => auditLines(cfg.auditPath).filter((l) => l.id === id && (l.phase === 'executed' || l.phase === 'failed'));
+  expect(outcome()).toEqual([]);
+  expect(lab.callLog.find('vcenter:lab-vc1', 'CancelTask')).toEqual([]);
+  expect(records(cfg.dir).find((r) => r.id === id)).toMatchObject({ state: 'running' });
+  await waitFor(() => vc.model.tasks().find((t) => t.moid === task)?.state === 'success', 'the clone to finish in the lab');
+
+  const second = await startOutsideServer(cfg);
+  servers.push(second);
+  await waitFor(() => outcome().length > 0, 'the restarted server to record the outcome');
+  await second.close();
+  expect(outcome()).toHaveLength(1);
+  expect(outcome()[0]).toMatchObject({ phase: 'executed', detail: { task } });
+  expect(vc.model.vmsNamed('stopped-clone')).toHaveLength(1);
 }, 180_000);
