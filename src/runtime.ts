@@ -8,6 +8,7 @@ import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
 import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import { FileCatalogStore } from './core/catalog-file-store.js';
+import { FileChangeStore } from './core/change-file-store.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
 import { toolListChanges } from './mcp/server-identity.js';
@@ -26,6 +27,7 @@ import { dashboardPorts } from './wiring/dashboard-ports.js';
 import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
 import { scopeOfToolCall, type ScopeOfTool } from './tools/tool-scope.js';
+import { recoverChanges } from './wiring/change-recovery.js';
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -97,8 +99,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const auditProblem = AuditWriter.checkWritable(settings.auditLogPath);
   if (auditProblem) throw new Error(`${auditProblem}. Set AUDIT_LOG_PATH to a writable file.`);
   const audit = new AuditWriter(settings.auditLogPath, () => secrets.knownValues());
+  // Central mode keeps change records in PostgreSQL (opened below); stdio beside the audit log.
+  const fileChanges = opts.databaseUrl ? undefined : new FileChangeStore(stateFile(settings.auditLogPath, 'changes'));
+  for (const problem of fileChanges?.problems ?? []) logger.warn({}, problem);
+  const fileOrphans = (await fileChanges?.orphans()) ?? [];
   // Fails startup when the log cannot be written; closes proposals a previous process left open.
-  const started = await auditStartup(audit, { version: VERSION, lab: (opts.extraTools?.length ?? 0) > 0 }).catch((err: unknown) => {
+  const started = await auditStartup(audit, { version: VERSION, lab: (opts.extraTools?.length ?? 0) > 0 }, { followedOn: new Set(fileOrphans.map((c) => c.id)) }).catch((err: unknown) => {
     throw new Error(`audit log ${settings.auditLogPath} cannot be written (${(err as Error).message}). Free disk space or fix AUDIT_LOG_PATH; the server does not run without its audit log.`);
   });
   started.closed.then(
@@ -170,6 +176,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   for (const problem of catalog.problems) logger.warn({}, problem);
   gateway?.useCatalog(catalog);
 
+  const changes = central?.changes ?? fileChanges!;
   const webUrl = settings.webUi.enabled ? `http://${settings.webUi.host}:${settings.webUi.port}/` : undefined;
   const built = buildServer({
     settings,
@@ -177,6 +184,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     policy: config.policy,
     audit: gateway ? gateway.audit(central?.audit ?? audit) : (central?.audit ?? audit),
     ...(central ? { stores: central } : {}),
+    changes,
     secrets,
     logger,
     tools,
@@ -195,6 +203,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
     },
   });
+
+  // Changes the previous process (or a dead instance) was following: closed by their tasks' real end.
+  const recovered = (central ? central.changes.orphans() : Promise.resolve(fileOrphans))
+    .then((orphans) => recoverChanges({ store: changes, audit: central?.audit ?? audit, ...(vsphere ? { vsphere } : {}), logger, startupId: started.id, signal: stopCleanup.signal }, orphans))
+    .then((closed) => { if (Object.keys(closed).length) logger.warn({ closed }, 'closed changes the previous process left running (see the audit log)'); })
+    .catch((err: unknown) => logger.error({ err: String(err) }, 'could not look up the changes the previous process left running'));
 
   let dashboard: DashboardHandle | undefined;
   if (dashboardModule) {
@@ -215,14 +229,17 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     downstreamStarted: gateway?.start() ?? Promise.resolve(),
     scopeOfTool: scopeOfToolCall(built.tools, gateway ? () => gateway.dynamic.current() : undefined),
     firstListing: () => gateway?.firstListing(config.app.downstreamFirstListingMs) ?? Promise.resolve(),
-    startupCleanup: cleanedUp,
+    startupCleanup: Promise.all([cleanedUp, recovered]).then(() => undefined),
     async shutdown(reason = 'shutdown') {
       // Running calls answer first: the FLR unmount below must not pull a disk from under one.
       await built.drain();
+      // Changes followed past their call get a grace to end; the next start finds the rest.
+      await built.services.changes?.drain(10_000);
       await dashboard?.close().catch(() => undefined);
       // What the startup cleanup has not reached waits for the next start; what it is doing ends.
       stopCleanup.abort();
       await cleanedUp;
+      await recovered;
       // Sessions this process mounted must not outlive it: unmount them before anything closes.
       await zerto?.flrSessions.unmountAllOpened({ waitMs: 10_000 }).catch((err) => logger.warn({ err: String(err) }, 'FLR unmount at shutdown failed'));
       await built.close();

@@ -20,6 +20,8 @@ import type { PendingCall } from './tools/pending-call.js';
 import { newMcpServer } from './mcp/server-identity.js';
 import { InFlightCalls } from './mcp/in-flight-calls.js';
 import { attachToolHandlers, type LiveTools } from './mcp/tool-handlers.js';
+import { changeWatcherFor } from './tools/change-watcher.js';
+import type { ChangeStore } from './core/change-record.js';
 
 export interface ServerDeps {
   settings: Settings;
@@ -39,6 +41,8 @@ export interface ServerDeps {
   clock?: () => number;
   /** Tools whose set changes while the process runs (the gateway's downstream tools). */
   dynamicTools?: DynamicTools;
+  /** Where change records live (a state file, PostgreSQL); default: this process's memory. */
+  changes?: ChangeStore;
   /** Shared stores (central mode, PostgreSQL); default: this process's memory. */
   stores?: {
     rateLimiter: RateBudget;
@@ -94,6 +98,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     guard: deps.guard ?? NO_ZERTO_GUARD,
     webUi: deps.webUi ?? { enabled: false },
     ext: deps.ext ?? {},
+    changes: changeWatcherFor(deps.settings, deps.changes, deps.logger),
     confirmations: undefined as unknown as ProposalStore<PendingCall>,
   };
   const storeOptions = {

@@ -13,6 +13,11 @@ export interface Settings {
   confirmationTtlSeconds: number;
   /** APPROVAL_QUESTION_SECONDS: how long an approval question in the client waits (at most half the TTL). */
   approvalQuestionSeconds: number;
+  /**
+   * TOOL_CALL_BOUND_SECONDS: how long one tools/call may take before it answers. A change still
+   * running then answers `running` with its change_id; the server keeps following it.
+   */
+  callBoundSeconds: number;
   zertoConfigFile: string | undefined;
   webUi: { enabled: boolean; host: string; port: number; token: string | undefined; allowedHosts: string[] };
   logLevel: string;
@@ -64,6 +69,8 @@ export function readSettings(env: Record<string, string | undefined>): { setting
     auditLogPath: env.AUDIT_LOG_PATH || './audit.jsonl',
     confirmationTtlSeconds: parseInteger(env, 'CONFIRMATION_TTL_SECONDS', 120, 5, 86_400, problems),
     approvalQuestionSeconds: parseInteger(env, 'APPROVAL_QUESTION_SECONDS', 60, 1, 3_600, problems),
+    // Under the 60 s at which Claude Desktop and SDK clients give up on a request.
+    callBoundSeconds: parseInteger(env, 'TOOL_CALL_BOUND_SECONDS', 40, 1, 3_600, problems),
     zertoConfigFile: env.ZERTO_REWIND_CONFIG || undefined,
     webUi: {
       enabled: parseBool(env, 'WEB_UI_ENABLED', false, problems),

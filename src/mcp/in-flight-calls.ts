@@ -1,6 +1,8 @@
 // Tool calls that are still running when the client leaves (stdin closes) or the process is told
 // to stop. Shutdown drains them before the transport closes, so every request gets its answer:
 // a call gets a grace period to finish, then its signal is aborted and it answers `cancelled`.
+import { settlesWithin } from '../core/sleep.js';
+
 export interface DrainOptions {
   /** How long running calls may take to finish on their own (default 10 s). */
   graceMs?: number;
@@ -36,18 +38,8 @@ export class InFlightCalls {
     await new Promise((r) => setImmediate(r));
     if (!this.calls.size) return;
     const settled = () => Promise.allSettled([...this.calls.keys()]);
-    if (await finishesWithin(settled(), opts.graceMs ?? 10_000)) return;
+    if (await settlesWithin(settled(), opts.graceMs ?? 10_000)) return;
     for (const c of this.calls.values()) c.abort(new Error('the server is shutting down'));
-    await finishesWithin(settled(), opts.cancelWaitMs ?? 5_000);
-  }
-}
-
-async function finishesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((r) => { timer = setTimeout(() => r(false), ms); });
-  try {
-    return await Promise.race([p.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
+    await settlesWithin(settled(), opts.cancelWaitMs ?? 5_000);
   }
 }

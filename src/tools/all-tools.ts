@@ -2,8 +2,9 @@
 // configuration registers (lab-only tools are added by lab mode itself).
 import type { AnyTool } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { CHANGE_TOOLS } from './change-tools.js';
 import { VSPHERE_READ_TOOLS } from './vsphere/read-tools.js';
 import { VSPHERE_CHANGE_TOOLS } from './vsphere/change-tools.js';
 import { ZERTO_TOOLS } from './zerto/zerto-tools.js';
 
-export const ALL_TOOLS: AnyTool[] = [...VSPHERE_READ_TOOLS, ...VSPHERE_CHANGE_TOOLS, ...ZERTO_TOOLS, ...LIFECYCLE_TOOLS];
+export const ALL_TOOLS: AnyTool[] = [...VSPHERE_READ_TOOLS, ...VSPHERE_CHANGE_TOOLS, ...ZERTO_TOOLS, ...LIFECYCLE_TOOLS, ...CHANGE_TOOLS];

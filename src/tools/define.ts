@@ -12,6 +12,7 @@ import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
 import type { Renderer, ToolResult } from './tool-result.js';
 import type { RequestingClient } from './requesting-client.js';
+import type { RunningWork } from '../core/change-record.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
@@ -97,6 +98,13 @@ export interface CallContext {
   askHuman?: HumanApprovalPort;
   /** The MCP client that asked (absent for the dashboard's own calls). */
   client?: RequestingClient;
+  /**
+   * Set while a change is followed by the change watcher (tools/change-watcher.ts): a handler
+   * says what it is waiting for (a vSphere task, an FLR session), so the `running` answer, get_change
+   * and the next process after a crash know it. `workBudgetMs`: the budget of one wait, longer than
+   * a call's because the call has answered and the server owns the wait.
+   */
+  change?: { running(work: RunningWork): void; executing(): void; pinned(checkpoint: Record<string, unknown>): void; workBudgetMs: number };
 }
 
 export interface ExecContext extends CallContext {
@@ -161,6 +169,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   safetySnapshot?: 'before' | SafetySnapshotRule<z.infer<I>, R>;
   /** Changes are guarded by default (a checkpoint for the resolved VMs); false opts out. */
   guard?: GuardRule;
+  /**
+   * `false`: the change always ends within its call (cancel_change), so the change watcher does
+   * not follow it past the call bound and keeps no change record of it.
+   */
+  followUp?: false;
   /**
    * Overrides the annotation derived from the category, for the rare tool whose effect is not
    * its category's: confirm_action is a lifecycle call that executes destructive proposals.

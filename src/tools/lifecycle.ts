@@ -11,7 +11,7 @@ import { auditor } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
-  state: z.enum(['executed', 'dry_run']),
+  state: z.enum(['executed', 'dry_run', 'running']),
   tool: z.string(),
   target: z.string(),
   target_host: z.string(),

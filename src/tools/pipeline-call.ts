@@ -52,6 +52,8 @@ export interface Call {
   reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };
   checkpoint?: GuardOutcome;
   safety: SafetySnapshot[];
+  /** The change watcher runs the rest of this call's steps (tools/change-watcher.ts). */
+  followed?: boolean;
   /** One line per step that did not run, saying why (logged at debug level). */
   skipped: string[];
 }

@@ -27,6 +27,7 @@ export const startExecution: Step = {
   async run(call) {
     try {
       await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...(call.checkpoint?.tag ? { detail: { tag: call.checkpoint.tag } } : {}) });
+      call.ctx.change?.executing();
       return undefined;
     } catch (err) {
       return { ok: false, error: toPublicError(auditFailed(err)) };

@@ -19,9 +19,11 @@ export const guard: Step = {
   async run(call) {
     const { tool, ctx, args } = call;
     const mode = decided(call).checkpoint;
+    const vms = guardVmsOf(resolved(call));
+    if (vms.length && mode !== 'off') ctx.change?.running({ kind: 'checkpoint_wait', vms: vms.map((v) => v.name) });
     try {
       call.checkpoint = await runGuard(ctx.services.guard, mode, {
-        vms: guardVmsOf(resolved(call)), tool: tool.name, action: tool.name, agent: agentOf(ctx.identity),
+        vms, tool: tool.name, action: tool.name, agent: agentOf(ctx.identity),
         changeId: changeIdOf(args, ctx.auditId), argsHash: argsFingerprint(args, NOT_THE_CALL), signal: ctx.signal,
         onProgress: (vm, _percent, message) => ctx.progress(0, undefined, `${vm}: ${message}`),
       }, call.dryRun);
@@ -34,6 +36,7 @@ export const guard: Step = {
       }
       return denied;
     }
+    ctx.change?.pinned(call.checkpoint as unknown as Record<string, unknown>);
     if (call.checkpoint.status === 'checkpointed') {
       await auditOf(call)({ target: changeTargetOf(call).name, phase: 'checkpointed', args, detail: { tag: call.checkpoint.tag, reused: call.checkpoint.reused === true, checkpoints: call.checkpoint.checkpoints } }).catch(() => undefined);
     }

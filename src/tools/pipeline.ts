@@ -11,7 +11,7 @@ import { askHuman, resumedProposal } from './human-approval.js';
 import { proposalOutput } from './proposal.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
-import type { Call, Step, ToolOutcome } from './pipeline-call.js';
+import { isRead, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
 import { resolve, validate } from './pipeline-input.js';
 import { limits, policy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
@@ -64,7 +64,8 @@ export function continueProposal(p: Proposal<PendingCall>, ctx: CallContext, app
 }
 
 export interface ConfirmedOutcome {
-  state: 'executed' | 'dry_run';
+  /** `running`: the change outlived the call's bound and is followed under its change_id. */
+  state: 'executed' | 'dry_run' | 'running';
   tool: string;
   target: string;
   target_host: string;
@@ -93,7 +94,7 @@ export async function confirmProposal(p: Proposal<PendingCall>, ctx: CallContext
   }
   await recordProposalOutcome(store, p, { ok: true, result: outcome.value }, logger);
   return {
-    state: outcome.value.dry_run === true ? 'dry_run' : 'executed',
+    state: outcome.value.dry_run === true ? 'dry_run' : outcome.value.state === 'running' && typeof outcome.value.change_id === 'string' ? 'running' : 'executed',
     tool: p.tool,
     target: p.target.name,
     target_host: p.target.host,
@@ -103,7 +104,12 @@ export async function confirmProposal(p: Proposal<PendingCall>, ctx: CallContext
 }
 
 export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Promise<ToolOutcome> {
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
+    // From the guard on, the server owns the wait: the call answers within its bound either way.
+    if (step === guard && followsChange(call)) {
+      call.followed = true;
+      return call.ctx.services.changes!.run(call, () => runSteps(call, steps.slice(i)));
+    }
     const why = step.skip?.(call);
     if (why) {
       call.skipped.push(`${step.name}: ${why}`);
@@ -113,6 +119,11 @@ export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Prom
     if (outcome) return outcome;
   }
   throw new AppError('internal', `${call.tool.name}: the pipeline ended without an outcome.`);
+}
+
+/** A change that reached the guard (decided, confirmed, not a dry run) is followed by the change watcher. */
+function followsChange(call: Call): boolean {
+  return !call.followed && call.tool.followUp !== false && !call.tool.direct && !isRead(call) && !call.dryRun && call.ctx.services.changes !== undefined;
 }
 
 export function newCall(tool: AnyTool, ctx: CallContext, rawArgs: unknown): Call {

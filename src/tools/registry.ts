@@ -1,10 +1,12 @@
 // Which tools exist in this process, derived from the declarations and the configuration:
 // destructive tools only with ENABLE_DESTRUCTIVE=true (structurally absent otherwise), the
-// lifecycle tools whenever any two-phase tool is registered, vendor tools when their vendor is
+// lifecycle tools whenever any two-phase tool is registered, get_change and cancel_change whenever
+// any change is, vendor tools when their vendor is
 // configured (from the tool's `surface`). Also derives the advertised schemas.
 import { z } from 'zod';
-import { annotationsOf, isTwoPhase, type AnyTool, type Surface } from './define.js';
+import { annotationsOf, isGuarded, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { CHANGE_TOOLS } from './change-tools.js';
 import { ProposalSchema } from './proposal.js';
 import { portableSchema } from './portable-schema.js';
 import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
@@ -29,7 +31,7 @@ const SURFACE_CONFIGURED: Record<Surface, (services: ToolServices) => boolean> =
 };
 
 export function selectTools(all: AnyTool[], services: ToolServices, opts: RegistryOptions): AnyTool[] {
-  const lifecycle = new Set<AnyTool>(LIFECYCLE_TOOLS);
+  const lifecycle = new Set<AnyTool>([...LIFECYCLE_TOOLS, ...CHANGE_TOOLS]);
   const selection = parseToolsets(opts.toolsets, opts.enableDestructive);
   const problem = toolsetProblem(selection);
   if (problem) throw new Error(problem);
@@ -46,7 +48,10 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
   }
   // Gateway tools may become two-phase by policy, so a served downstream set brings the lifecycle.
   const gatewayTwoPhase = opts.lifecycle === true && selection.sets.has('downstream');
-  return gatewayTwoPhase || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
+  const withLifecycle = gatewayTwoPhase || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
+  // A change may outlive its call (a `running` answer): whoever can make one can follow and stop it.
+  const changes = opts.lifecycle === true || chosen.some((t) => t.category !== 'read' && !t.direct);
+  return changes ? [...withLifecycle, ...CHANGE_TOOLS] : withLifecycle;
 }
 
 const GuardOutcomeSchema = z.looseObject({
@@ -65,12 +70,34 @@ const PIPELINE_FIELDS = {
   audit_id: z.string().optional().describe('The id shared by every audit line of this call.'),
 };
 
+/** A change still running at the call bound answers these instead of its result (tools/change-watcher.ts). */
+const RUNNING_FIELDS: Record<string, z.ZodType> = {
+  state: z.literal('running'),
+  change_id: z.string(),
+  running: z.looseObject({ kind: z.string() }),
+  progress: z.looseObject({ value: z.number() }),
+  poll_after: z.number(),
+  message: z.string(),
+};
+
 /** The output schema clients see: proposals for two-phase tools; changes add the pipeline's fields. */
 export function advertisedOutput(tool: AnyTool): z.ZodObject {
   if (tool.direct || tool.category === 'read') return tool.output;
   if (isTwoPhase(tool)) return ProposalSchema;
-  // Fields of the tool's own result are present when it executed, absent in a dry run.
-  return tool.output.partial().extend(PIPELINE_FIELDS);
+  // Fields of the tool's own result are present when it executed, absent in a dry run and in a
+  // `running` answer; a field name both use takes either value.
+  const own = tool.output.partial();
+  // The schemas allow fields they do not list, so the running answer's fields are not repeated in
+  // every change's schema (the tools/list budget); a name the tool's own result uses too must
+  // accept the running answer's value as well.
+  const running: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(tool.followUp === false ? {} : RUNNING_FIELDS)) {
+    const mine = own.shape[k] as z.ZodType | undefined;
+    if (mine) running[k] = z.union([mine, v]);
+  }
+  // Only the guard step sets `checkpoint`: an unguarded tool's result never has it.
+  const { checkpoint: _checkpoint, ...unguarded } = PIPELINE_FIELDS;
+  return own.extend(running).extend(isGuarded(tool) ? PIPELINE_FIELDS : unguarded);
 }
 
 export interface ListedTool {

@@ -14,6 +14,7 @@ import type { ZertoServices } from './zerto/services.js';
 import type { MutatingCatalog } from '../core/catalog.js';
 import type { Logger } from '../core/logger.js';
 import type { VmLocator } from '../zerto/index.js';
+import type { ChangeWatcher } from './change-watcher.js';
 
 export interface ToolServices {
   settings: Settings;
@@ -30,6 +31,8 @@ export interface ToolServices {
   logger: Logger;
   /** Whether the approval page runs (a web-approval proposal is refused at once without it). */
   webUi: { enabled: boolean; url?: string };
+  /** Follows changes past their call's bound; absent, a change runs inside its call (services built by hand in tests). */
+  changes?: ChangeWatcher;
   /** Extra tool-specific services (vSphere pool, Zerto sites, catalog, lab), set by server.ts. */
   ext: ServiceExtensions;
 }

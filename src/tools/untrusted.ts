@@ -35,7 +35,7 @@ const SERVER_KEYS = new Set([
   'moid', 'source_moid', 'target', 'target_host', 'state', 'status', 'type', 'kind', 'outcome', 'transport', 'via',
   'power_state', 'connection_state', 'timestamp', 'created_at', 'started_at', 'finished_at', 'completed_at',
   'queued_at', 'expires_at', 'opened_at', 'boot_time', 'mount_time', 'down_since', 'start', 'end', 'start_time',
-  'end_time', 'unit', 'api_version', 'uuid', 'instance_uuid', 'mac_address', UNTRUSTED_KEY,
+  'end_time', 'ended_at', 'task', 'step', 'unit', 'api_version', 'uuid', 'instance_uuid', 'mac_address', UNTRUSTED_KEY,
   // Words and names of this server or its operator: a hint this server wrote, a policy rule's
   // name, this server's tool names, a configured Zerto site or downstream server name. Marking
   // them would dilute the mark on what really came from upstream.

@@ -15,7 +15,7 @@ import { getVmPerformance, type PerfQuery, type VmPerformance } from './perf.js'
 import * as snaps from './snapshots.js';
 import type { CallOptions } from './soap/transport.js';
 import { queryTasks, type TaskHistoryResult, type TaskQuery } from './task-history.js';
-import { waitForTask, type WaitOptions } from './tasks.js';
+import { cancelTask, readTask, waitForTask, type TaskReading, type WaitOptions } from './tasks.js';
 import type { TargetConfig } from './target-config.js';
 import type { AboutInfo, MoRef } from './types.js';
 import { VimClient, type VimClientOptions } from './vim-client.js';
@@ -170,6 +170,15 @@ export class VsphereClient {
   /** Waits on any task this target returned. */
   async waitForTask(task: MoRef, opts: WaitOptions = {}): Promise<unknown> {
     return waitForTask(await this.ready(opts), task, opts);
+  }
+
+  /** One look at a task by its moid (a change followed across a restart). */
+  async readTask(taskMoid: string, opts: CallOptions = {}): Promise<TaskReading> {
+    return readTask(await this.ready(opts), taskMoid, opts);
+  }
+  /** CancelTask; `not_cancellable` / `already_finished` when vCenter refuses. */
+  async cancelTask(taskMoid: string, opts: CallOptions = {}): Promise<'requested' | 'not_cancellable' | 'already_finished'> {
+    return cancelTask(await this.ready(opts), taskMoid, opts);
   }
 
   /** Logs out (best effort) and closes the sockets. */

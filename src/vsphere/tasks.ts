@@ -9,16 +9,21 @@
 import { AppError } from '../core/errors.js';
 import { sleep } from '../core/sleep.js';
 import { retrieveOne } from './property-collector.js';
+import { faultNameOf } from './soap/faults.js';
 import type { CallOptions } from './soap/transport.js';
-import { asNumber, asString, type MoRef, type VimObject } from './types.js';
+import { asNumber, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
 
 export interface WaitOptions extends CallOptions {
   /** Overall wait budget (ms); default 10 minutes. */
   timeoutMs?: number;
+  /** The wait budget alone, when `timeoutMs` is a request's timeout too (a change the server follows after its call answered). */
+  waitBudgetMs?: number;
   onProgress?: (percent: number | undefined, message: string | undefined) => void;
   /** First poll interval (ms); doubles up to 1 s. */
   pollMs?: number;
+  /** Told the task's moid and target before the first poll: whoever follows the call can look it up later. */
+  onTask?: (task: MoRef, target: string) => void;
 }
 
 export interface TaskInfo extends VimObject {
@@ -72,10 +77,11 @@ export function taskError(client: VimClient, task: MoRef, info: TaskInfo): AppEr
 /** Waits until the task succeeds (returns info.result) or fails (throws task_failed). */
 export async function waitForTask(client: VimClient, task: MoRef, opts: WaitOptions = {}): Promise<unknown> {
   const started = Date.now();
-  const deadline = started + (opts.timeoutMs ?? 10 * 60_000);
+  const deadline = started + (opts.waitBudgetMs ?? opts.timeoutMs ?? 10 * 60_000);
   let interval = opts.pollMs ?? 100;
   let lastProgress: string | undefined;
   let last: TaskInfo | undefined;
+  opts.onTask?.(task, client.target.name);
   for (;;) {
     try {
       const oc = await retrieveOne(client, task, ['info'], { signal: opts.signal, operationId: opts.operationId });
@@ -112,3 +118,42 @@ export async function waitForTask(client: VimClient, task: MoRef, opts: WaitOpti
     }
   }
 }
+
+/** A task as one look found it: `missing` when vCenter no longer knows the moid (restarted, or aged out). */
+export type TaskReading =
+  | { state: 'queued' | 'running'; progress?: number }
+  | { state: 'success'; result: unknown }
+  | { state: 'error'; error: AppError }
+  | { state: 'missing' };
+
+export async function readTask(client: VimClient, taskMoid: string, opts: CallOptions = {}): Promise<TaskReading> {
+  const task = moRef('Task', taskMoid);
+  let info: TaskInfo;
+  try {
+    info = ((await retrieveOne(client, task, ['info'], opts))?.props.info ?? {}) as TaskInfo;
+  } catch (err) {
+    if (faultNameOf(err) === 'ManagedObjectNotFound') return { state: 'missing' };
+    throw err;
+  }
+  if (info.state === 'success') return { state: 'success', result: info.result };
+  if (info.state === 'error') return { state: 'error', error: taskError(client, task, info) };
+  if (info.state === 'queued' || info.state === 'running') {
+    const pct = asNumber(info.progress);
+    return { state: info.state, ...(pct !== undefined ? { progress: pct } : {}) };
+  }
+  return { state: 'missing' };
+}
+
+/** CancelTask, told apart: vCenter refuses a task that is not cancellable (NotSupported) or already ended (InvalidState). */
+export async function cancelTask(client: VimClient, taskMoid: string, opts: CallOptions = {}): Promise<'requested' | 'not_cancellable' | 'already_finished'> {
+  try {
+    await client.invoke('CancelTask', moRef('Task', taskMoid), {}, opts);
+    return 'requested';
+  } catch (err) {
+    const fault = faultNameOf(err);
+    if (fault === 'NotSupported') return 'not_cancellable';
+    if (fault === 'InvalidState') return 'already_finished';
+    throw err;
+  }
+}
+

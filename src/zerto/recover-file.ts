@@ -56,6 +56,8 @@ export interface RecoverFileArgs {
   sessionRegistry?: FlrSessionRegistry;
   signal?: AbortSignal;
   onProgress?: (p: RecoverProgress) => void;
+  /** Told the mounted session, so whoever follows the restore can name it (and a cancel unmount it). */
+  onMounted?: (site: string, sessionId: string) => void;
   /** Bound for the mount (and for waiting on a status word this server does not know). Default 300 s. */
   mountTimeoutMs?: number;
   pollMs?: number;
@@ -109,6 +111,7 @@ export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Pro
   const { vpg, checkpoint } = mount;
   const { sessionId, client: flr } = mount;
   const site = flr.site.name;
+  args.onMounted?.(site, sessionId);
 
   let result: Omit<RecoverFileResult, 'unmount'> | undefined;
   let failure: unknown;

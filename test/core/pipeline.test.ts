@@ -193,8 +193,8 @@ describe('registration', () => {
     await h.close();
     h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' } });
     const on = (await h.client.listTools()).tools.map((t) => t.name);
-    expect(off).toEqual(['test_read', 'test_set_cpu']);
-    expect(on).toEqual(['test_read', 'test_set_cpu', 'test_delete_vm', 'list_pending_actions', 'confirm_action', 'cancel_action']);
+    expect(off).toEqual(['test_read', 'test_set_cpu', 'get_change', 'cancel_change']);
+    expect(on).toEqual(['test_read', 'test_set_cpu', 'test_delete_vm', 'list_pending_actions', 'confirm_action', 'cancel_action', 'get_change', 'cancel_change']);
   });
 
   it('every tool carries all four annotations, derived from its category', async () => {

@@ -14,6 +14,8 @@ import { tempDir } from '../support/harness.js';
 
 const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const LIFECYCLE = ['list_pending_actions', 'confirm_action', 'cancel_action'];
+/** With any change: a change may outlive its call, so it can be followed and stopped. */
+const CHANGE_HANDLES = ['get_change', 'cancel_change'];
 
 async function served(toolsets: string | undefined): Promise<string[]> {
   const h = await startLabHarness({ env: toolsets === undefined ? { TOOLSETS: '' } : { TOOLSETS: toolsets } });
@@ -51,7 +53,7 @@ describe('toolsets', () => {
     const reads = await served('vsphere_read');
     expect(reads).toEqual(['list_targets', 'list_vms', 'get_vm_details', 'list_hosts', 'list_clusters', 'list_datastores', 'list_snapshots']);
     const flr = await served('flr');
-    expect(flr).toEqual(['list_targets', 'zerto_recover_file', 'zerto_list_flr_sessions', 'zerto_end_flr_session', ...LIFECYCLE]);
+    expect(flr).toEqual(['list_targets', 'zerto_recover_file', 'zerto_list_flr_sessions', 'zerto_end_flr_session', ...LIFECYCLE, ...CHANGE_HANDLES]);
     const all = await served('all');
     expect(all.length).toBe(ALL_TOOLS.length + 2);
     expect(await served('default,zerto_catalog,vsphere_destructive')).toEqual(expect.arrayContaining(['zerto_add_mutating_tool', 'delete_vm']));
@@ -80,7 +82,7 @@ describe('toolsets', () => {
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
     await new Promise((r) => child.on('exit', r));
     const list = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: { tools: Array<{ name: string }> } }).find((m) => m.id === 2)!;
-    expect(list.result.tools.map((t) => t.name)).toEqual(['list_targets', 'zerto_find_protection', 'zerto_create_tagged_checkpoint', 'zerto_guard_before_mutate']);
+    expect(list.result.tools.map((t) => t.name)).toEqual(['list_targets', 'zerto_find_protection', 'zerto_create_tagged_checkpoint', 'zerto_guard_before_mutate', ...CHANGE_HANDLES]);
 
     const bad = await promisify(execFile)(process.execPath, [BIN, '--lab', '--toolsets=vsphere_reed'], { env }).then(() => undefined, (e: { code: number; stderr: string }) => e);
     expect(bad?.code).toBe(1);

@@ -4,7 +4,8 @@
 // the log back to the previous `startup` line (the lines of the run that just ended) and close:
 // - every `proposed` proposal with no later line for its proposal_id, as `expired`;
 // - every `executing` change with no `executed`/`failed` line, as `failed` with code `interrupted`
-//   (its outcome is unknown: the process died while it ran).
+//   (its outcome is unknown: the process died while it ran), unless its change record is still
+//   open: those are closed from the record, by their vSphere task's real end.
 // Scope: the current file only (a rotation since the last startup hides older lines), the last
 // 64 MB of it, and one server process per audit log.
 import { randomUUID } from 'node:crypto';
@@ -15,6 +16,8 @@ export const SERVER_IDENTITY = 'zerto-rewind-mcp';
 const SCAN_BYTES = 64 * 1024 * 1024;
 const CLOSES_PROPOSAL = new Set(['executing', 'executed', 'failed', 'cancelled', 'expired', 'denied', 'dry_run']);
 const CLOSES_CHANGE = new Set(['executed', 'failed']);
+/** The `interrupted` closing's message (also the change recovery's, when a task's end cannot be known). */
+export const INTERRUPTED_MESSAGE = 'The server process ended while this change ran; its outcome is unknown. Check the object (and its checkpoint) before retrying.';
 
 type Line = Pick<AuditRecord, 'id' | 'tool' | 'phase' | 'identity' | 'target' | 'proposal_id'>;
 
@@ -68,19 +71,21 @@ const closing = new WeakMap<AuditWriter, Promise<unknown>>();
  * audit log fails at startup must not start). Closing what the previous run left open reads back
  * through the log, so it runs after startup instead of delaying it: `closed` settles when done.
  */
-export async function auditStartup(writer: AuditWriter, meta: StartupMeta): Promise<{ id: string; closed: Promise<LeftOpen> }> {
+export async function auditStartup(writer: AuditWriter, meta: StartupMeta, opts: { followedOn?: ReadonlySet<string> } = {}): Promise<{ id: string; closed: Promise<LeftOpen> }> {
   const id = randomUUID();
   await writer.write({
     id, target: null, tool: SERVER_IDENTITY, phase: 'startup', identity: SERVER_IDENTITY,
     detail: { version: meta.version, pid: process.pid, lab: meta.lab },
   });
-  const closed = closeLeftOpen(writer, id);
+  const closed = closeLeftOpen(writer, id, opts.followedOn ?? new Set());
   closing.set(writer, closed.catch(() => undefined));
   return { id, closed };
 }
 
-async function closeLeftOpen(writer: AuditWriter, startupId: string): Promise<LeftOpen> {
-  const left = await findLeftOpen(writer.path, startupId);
+async function closeLeftOpen(writer: AuditWriter, startupId: string, followedOn: ReadonlySet<string>): Promise<LeftOpen> {
+  const found = await findLeftOpen(writer.path, startupId);
+  // A change with a change record is closed from its record, by its task's real end (wiring/change-recovery.ts).
+  const left = { ...found, changes: found.changes.filter((c) => !followedOn.has(c.id)) };
   for (const p of left.proposals) {
     await writer.write({
       ...pick(p), phase: 'expired',
@@ -90,7 +95,7 @@ async function closeLeftOpen(writer: AuditWriter, startupId: string): Promise<Le
   for (const c of left.changes) {
     await writer.write({
       ...pick(c), phase: 'failed',
-      detail: { code: 'interrupted', message: 'The server process ended while this change ran; its outcome is unknown. Check the object (and its checkpoint) before retrying.', closed_by: startupId },
+      detail: { code: 'interrupted', message: INTERRUPTED_MESSAGE, closed_by: startupId },
     });
   }
   return left;

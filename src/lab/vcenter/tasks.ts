@@ -114,6 +114,8 @@ export class TaskManager {
   private readonly collectors = new Set<{ filter: TaskFilter; cursor: HistoryCursor<TaskRecord> }>();
   /** Fault knob: method -> message of the next task of that method to fail. */
   readonly failNext = new Map<string, string>();
+  /** Test knob: method -> how long its tasks run (ms), instead of the lab's task time. */
+  readonly durationOf = new Map<string, number>();
   private nextKey = 1;
 
   constructor(
@@ -153,7 +155,7 @@ export class TaskManager {
     rec.eventChainId = ev.chainId;
     this.tasks.push(rec);
     for (const c of this.collectors) if (taskMatches(rec, c.filter)) c.cursor.append(rec);
-    this.schedule(rec, spec.run);
+    this.schedule(rec, spec.run, this.durationOf.get(spec.method));
     return ref('Task', moid);
   }
 
@@ -165,8 +167,8 @@ export class TaskManager {
     this.timers.add(t);
   }
 
-  private schedule(rec: TaskRecord, run: () => unknown): void {
-    const total = Math.max(0, this.taskMs());
+  private schedule(rec: TaskRecord, run: () => unknown, ms?: number): void {
+    const total = Math.max(0, ms ?? this.taskMs());
     const step = total / 4;
     this.later(Math.min(5, step), () => {
       if (rec.cancelled) return this.finish(rec, faults.requestCanceled());

@@ -24,6 +24,8 @@ import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
 import { PgRateBudget } from './pg-rate-budget.js';
 import { PgCatalogStore } from './pg-catalog-store.js';
 import { PgFlrSessionStore } from './pg-flr-session-store.js';
+import { PgChangeStore } from './pg-change-store.js';
+import type { ChangeStore } from '../../core/change-record.js';
 import { importCatalogFile, importFlrFile, type ImportReport } from './import-state-files.js';
 
 export interface CentralState {
@@ -39,6 +41,8 @@ export interface CentralState {
   rateLimiter: RateBudget;
   catalog: AddedCatalogStore;
   flrSessions: FlrSessionRegistryStore;
+  /** Change records, so any instance answers get_change. */
+  changes: ChangeStore;
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   /** Deadlines are on the database's clock: a `now` given here is not used for them. */
@@ -70,6 +74,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
   const liveness = new InstanceLiveness(db, instance, (r) => audit.close(r), logger, opts.sweep ?? DEFAULT_SWEEP);
   const flrSessions = new PgFlrSessionStore(db, (err) => logger.warn({ err: err.message }, 'FLR session heartbeat failed'));
   const catalog = new PgCatalogStore(db);
+  const changes = new PgChangeStore(db, (err) => logger.warn({ err: err.message }, 'change record heartbeat failed'));
   const say = (what: string, r: ImportReport | undefined) => {
     if (!r) return;
     logger.info({ file: r.file, moved_to: r.movedTo, imported: r.imported, already_there: r.skipped }, `${what} from the state file merged into PostgreSQL`);
@@ -95,6 +100,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     rateLimiter: new PgRateBudget(db, opts.readBudgetTimeoutMs ?? 1_000),
     catalog,
     flrSessions,
+    changes,
     auditTail: (query) => readAuditTail(db, query),
     async anchor() {
       await audit.drain(DRAIN_MS);
@@ -122,6 +128,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
       if (left) logger.error({ held: left }, 'the database did not take every held audit line and proposal outcome before shutdown; a live instance closes them as interrupted');
       await liveness.stop();
       await flrSessions.close();
+      await changes.close();
       await db.end();
     },
   };

@@ -22,7 +22,7 @@ export const CHANGE_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Runs `fn` against the one target of a change, within the pool's limits and a bounded budget
- * (default CHANGE_TIMEOUT_MS, queueing included). The MCP request's signal (notifications/cancelled)
+ * (default CHANGE_TIMEOUT_MS, or the change watcher's longer one once the call has answered; queueing included). The MCP request's signal (notifications/cancelled)
  * cancels a task being waited for; the budget running out does not: the task keeps running in
  * vCenter and the error (`timeout`, details.still_running, details.task) names it. A tool acting on
  * many objects calls this once per object, so each gets its own budget.
@@ -30,7 +30,7 @@ export const CHANGE_TIMEOUT_MS = 10 * 60_000;
 export function onTarget<T>(
   ctx: CallContext, target: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: { timeoutMs?: number } = {},
 ): Promise<T> {
-  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: opts.timeoutMs ?? CHANGE_TIMEOUT_MS });
+  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.change?.workBudgetMs ?? CHANGE_TIMEOUT_MS });
 }
 
 /**
@@ -40,6 +40,8 @@ export function onTarget<T>(
 export function phaseWait(ctx: CallContext, call: CallOptions, phase: number, phases: number, label: string): WaitOptions {
   return {
     ...call,
+    ...(ctx.change ? { waitBudgetMs: ctx.change.workBudgetMs } : {}),
+    onTask: (task, target) => ctx.change?.running({ kind: 'vsphere_task', target, task: task.value }),
     onProgress: (pct, msg) => {
       const overall = Math.round(((phase + (pct ?? 0) / 100) / phases) * 100);
       ctx.progress(overall, 100, `${label}${pct !== undefined ? ` ${pct}%` : ''}${msg ? `: ${msg}` : ''}`);

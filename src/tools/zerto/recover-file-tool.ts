@@ -113,6 +113,7 @@ export const zertoRecoverFile = defineTool({
       recoverySite: recoverySites(zerto), mountTimeoutMs: zerto.checkpointTimeoutMs,
       ...(zerto.locator ? { locator: zerto.locator } : {}),
       onProgress: (p) => ctx.progress(++step, undefined, p.message),
+      onMounted: (site, sessionId) => ctx.change?.running({ kind: 'flr_session', site, session_id: sessionId }),
     });
     return {
       ...res,

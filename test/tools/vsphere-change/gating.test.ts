@@ -11,6 +11,8 @@ import { envSecretSource } from '../../../src/core/secrets.js';
 const MUTATING = ['power_on_vm', 'power_off_vm', 'suspend_vm', 'reset_vm', 'create_snapshot', 'reconfigure_vm', 'mount_iso', 'unmount_iso', 'migrate_vm', 'clone_vm'];
 const DESTRUCTIVE = ['delete_snapshot', 'revert_snapshot', 'delete_vm', 'unregister_vm', 'remove_disk', 'bulk_vm_action'];
 const LIFECYCLE = ['list_pending_actions', 'confirm_action', 'cancel_action'];
+/** With any change: a change may outlive its call, so it can be followed and stopped. */
+const CHANGE_HANDLES = ['get_change', 'cancel_change'];
 
 let h: Harness | undefined;
 let pool: TargetPool | undefined;
@@ -40,7 +42,7 @@ describe('capability gating of the change tools', () => {
 
   it('without ENABLE_DESTRUCTIVE every destructive tool (and the lifecycle) is absent; the mutating ones are listed', async () => {
     const names = (await listed({})).map((t) => t.name);
-    expect(names).toEqual(MUTATING);
+    expect(names).toEqual([...MUTATING, ...CHANGE_HANDLES]);
     for (const d of [...DESTRUCTIVE, ...LIFECYCLE]) expect(names).not.toContain(d);
     // An unserved tool is a JSON-RPC error (-32602) that says why this one is absent.
     await expect(h!.call('delete_vm', { target: 'dev-vc1', vm: 'web-1' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('ENABLE_DESTRUCTIVE=true') });
@@ -48,7 +50,7 @@ describe('capability gating of the change tools', () => {
 
   it('with ENABLE_DESTRUCTIVE=true they are listed with destructive annotations, plus the lifecycle tools', async () => {
     const tools = await listed({ ENABLE_DESTRUCTIVE: 'true' });
-    expect(tools.map((t) => t.name)).toEqual([...MUTATING, ...DESTRUCTIVE, ...LIFECYCLE]);
+    expect(tools.map((t) => t.name)).toEqual([...MUTATING, ...DESTRUCTIVE, ...LIFECYCLE, ...CHANGE_HANDLES]);
     for (const t of tools.filter((x) => DESTRUCTIVE.includes(x.name))) {
       expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
       // The first call of a destructive tool answers with a proposal.

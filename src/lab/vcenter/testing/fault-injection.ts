@@ -1,6 +1,6 @@
 // Test-only (not shipped with --lab): fault knobs for tests: expire every session, hang or delay calls (all, or one
-// method), fail the next task of a method, change a VM's or host's connection state, and take the
-// whole endpoint off the network. `reset()` undoes all of them.
+// method), fail the next task of a method, make a method's tasks run long, change a VM's or
+// host's connection state, and take the whole endpoint off the network. `reset()` undoes all of them.
 
 import type { Lab } from '../context.js';
 import type { CallPlan, CallPlanner, Reachability } from '../http-server.js';
@@ -19,6 +19,8 @@ export interface LabVcenterFaults {
   delay(method: string | undefined, ms: number): void;
   /** The next task of `method` ends in error with `message` as its localizedMessage. */
   failNextTask(method: string, message: string): void;
+  /** Tasks of `method` (CloneVM_Task) run for `ms` from now on: a long clone, scaled down. */
+  taskDuration(method: string, ms: number): void;
   /** Sets `runtime.connectionState` of a VM (connected/orphaned/...) or a host (connected/disconnected/notResponding). */
   setConnectionState(moid: string, state: string): void;
   /** Closes the listener and destroys open sockets: connections are refused. */
@@ -59,6 +61,10 @@ export class FaultKnobs implements LabVcenterFaults, CallPlanner {
     this.lab.tasks.failNext.set(method, message);
   }
 
+  taskDuration(method: string, ms: number): void {
+    this.lab.tasks.durationOf.set(method, ms);
+  }
+
   setConnectionState(moid: string, state: string): void {
     const host = [...this.lab.inv.hosts.values()].find((h) => h.moid === moid);
     if (host) {
@@ -86,6 +92,7 @@ export class FaultKnobs implements LabVcenterFaults, CallPlanner {
     this.hangs = [];
     this.delays = [];
     this.lab.tasks.failNext.clear();
+    this.lab.tasks.durationOf.clear();
     this.net?.releaseHung();
     await this.reachable();
   }

@@ -1,0 +1,128 @@
+// The change record: one per change that got past its decision (policy, confirmation), kept so the
+// change can be followed after its tools/call has answered (get_change, cancel_change), by another
+// instance in central mode, and by the next process after a crash. The record holds facts, each
+// once: who asked for what on which objects, what is running right now (a vSphere task, an FLR
+// session, a checkpoint wait), the last progress, the outcome, and the checkpoint pinned for it.
+// `before` is the slot for the object's state before the change (what an undo would put back); it
+// is not filled yet.
+import type { PublicError } from './errors.js';
+
+export type ChangeState = 'running' | 'executed' | 'failed' | 'cancelled' | 'interrupted';
+
+export const FINISHED_STATES: ReadonlySet<ChangeState> = new Set(['executed', 'failed', 'cancelled', 'interrupted']);
+
+/** What a change is waiting for at the moment; the next process looks a vSphere task up by it. */
+export type RunningWork =
+  | { kind: 'vsphere_task'; target: string; task: string }
+  | { kind: 'flr_session'; site: string; session_id: string }
+  | { kind: 'checkpoint_wait'; vms: string[] }
+  | { kind: 'handler'; step: string };
+
+export interface ChangeProgress extends Record<string, unknown> {
+  value: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ChangeOutcome extends Record<string, unknown> {
+  ok: boolean;
+  /** Scalar fields of the result (what the audit's `executed` line holds too). */
+  result?: Record<string, unknown>;
+  /** The error's code (`interrupted` when its end could not be known) and message. */
+  error?: { code: PublicError['code'] | 'interrupted'; message: string };
+  /** Set when the outcome was found by a later process (crash recovery), not seen as it happened. */
+  recovered_by?: string;
+}
+
+export interface ChangeRecord {
+  /** The change's id: its audit id, shared by every audit line of the call. */
+  id: string;
+  tool: string;
+  target: { name: string; host: string; tags: string[] };
+  identity: string;
+  via: 'mcp' | 'web';
+  proposal_id?: string;
+  /** The objects the change touches, as resolve named them. */
+  objects: Array<{ type: string; name: string; moid?: string }>;
+  summary?: string;
+  state: ChangeState;
+  /** Whether its `executing` audit line was written (before it, nothing had changed). */
+  executing: boolean;
+  running?: RunningWork;
+  progress?: ChangeProgress;
+  /** The checkpoint the guard pinned for this change, as the guard step reported it. */
+  checkpoint?: Record<string, unknown>;
+  outcome?: ChangeOutcome;
+  /** Who is following the change: a process (stdio) or an instance (central mode). */
+  owner: { instance: string; pid: number };
+  started_at: string;
+  updated_at: string;
+  ended_at?: string;
+  /** Reserved: the state before the change, for undo. */
+  before?: unknown;
+}
+
+export type ChangePatch = Partial<Pick<ChangeRecord, 'state' | 'executing' | 'running' | 'progress' | 'checkpoint' | 'outcome' | 'ended_at' | 'before'>>;
+
+/**
+ * Where change records live: a state file beside the audit log (stdio), PostgreSQL (central), or
+ * memory (tests that build a server without a runtime). A store that cannot be reached rejects
+ * with `unavailable`.
+ */
+export interface ChangeStore {
+  create(record: ChangeRecord): Promise<void>;
+  /** Applies `patch` (and updated_at); a finished record is not changed any more. Resolves to the record, or undefined when unknown. */
+  update(id: string, patch: ChangePatch): Promise<ChangeRecord | undefined>;
+  get(id: string): Promise<ChangeRecord | undefined>;
+  /** Records still `running` whose owner is gone (a dead process or instance): the recovery's work. */
+  orphans(): Promise<ChangeRecord[]>;
+  /** Takes an orphan over from its dead owner; false when someone else took it first (it is theirs to close). */
+  claim(id: string, fromInstance: string): Promise<boolean>;
+  /** This process's owner identity (the records it creates carry it). */
+  readonly owner: { instance: string; pid: number };
+  close(): Promise<void>;
+}
+
+/** Applies a patch as every store does: finished records stay as they ended. */
+export function applyPatch(rec: ChangeRecord, patch: ChangePatch, now: Date): ChangeRecord {
+  if (FINISHED_STATES.has(rec.state)) return rec;
+  const next: ChangeRecord = { ...rec, ...patch, updated_at: now.toISOString() };
+  if (patch.state && FINISHED_STATES.has(patch.state)) {
+    next.ended_at ??= now.toISOString();
+    delete next.running;
+  }
+  return next;
+}
+
+/** Memory only: a server built without a runtime (tests); nothing outlives the process. */
+export class MemoryChangeStore implements ChangeStore {
+  private readonly records = new Map<string, ChangeRecord>();
+  constructor(readonly owner: { instance: string; pid: number } = { instance: `pid-${process.pid}`, pid: process.pid }) {}
+
+  async create(record: ChangeRecord): Promise<void> {
+    this.records.set(record.id, structuredClone(record));
+  }
+
+  async update(id: string, patch: ChangePatch): Promise<ChangeRecord | undefined> {
+    const rec = this.records.get(id);
+    if (!rec) return undefined;
+    const next = applyPatch(rec, patch, new Date());
+    this.records.set(id, next);
+    return structuredClone(next);
+  }
+
+  async get(id: string): Promise<ChangeRecord | undefined> {
+    const rec = this.records.get(id);
+    return rec ? structuredClone(rec) : undefined;
+  }
+
+  async orphans(): Promise<ChangeRecord[]> {
+    return [];
+  }
+
+  async claim(): Promise<boolean> {
+    return false;
+  }
+
+  async close(): Promise<void> {}
+}
