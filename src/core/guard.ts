@@ -23,7 +23,7 @@ export interface PinnedCheckpoint {
   /** True when a true retry of this call (same change, action and arguments) had already pinned it. */
   reused?: boolean;
   /** The latest time the checkpoint can be restored from (its VPG's journal history), when known. */
-  kept_until?: string | null;
+  kept_until?: string;
 }
 
 export interface GuardPlan {
@@ -71,7 +71,7 @@ export interface PinnedGroup {
   site: string;
   tag: string;
   change_id: string;
-  checkpoints: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; reused: boolean; kept_until?: string | null }>;
+  checkpoints: Array<{ vpg: string; vpg_id: string; checkpoint_id: string; timestamp: string; reused: boolean; kept_until?: string }>;
 }
 
 /** What pinning a plan did, VM by VM and site by site: nothing is hidden behind the first failure. */

@@ -265,10 +265,9 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
     name: 'list_downstream',
     title: 'List the downstream MCP servers behind this one',
     description:
-      'Lists the MCP servers this server starts and guards (config.json downstream): name, state (starting, ready, restarting, stopped), ' +
-      'tool count, last error, restarts, the VM it is bound to, tools left out for invalid or colliding names, and tools whose listing changed ' +
-      'since first seen (held back until the operator accepts them). Their tools are ' +
-      'exposed as <server>__<tool>, and every call to them runs this server\'s policy, checkpoint guard and audit.',
+      'Lists the downstream MCP servers this server runs: state, tool count, last error, bound VM, ' +
+      'tools left out, and tools changed since first seen (held until the operator accepts). ' +
+      'Their tools are <server>__<tool>, run through policy, guard and audit.',
     category: 'read',
     surface: 'downstream',
     toolset: 'downstream',

@@ -39,10 +39,10 @@ export interface PinnedCheckpoint {
   timestamp: string;
   /** True when a previous attempt of the same change had already pinned it. */
   reused: boolean;
-  /** The VPG's journal history: the checkpoint is dropped at most this long after `timestamp`. */
-  journal_history_minutes: number | null;
+  /** The VPG's journal history, when the ZVM says: the checkpoint is dropped at most this long after `timestamp`. */
+  journal_history_minutes?: number;
   /** `timestamp` plus the journal history: the latest it can still be restored from (earlier if the journal fills or re-syncs). */
-  kept_until: string | null;
+  kept_until?: string;
 }
 
 export interface PinResult {
@@ -226,7 +226,9 @@ function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
 function lasting(v: PlannedVpg, timestamp: string): Pick<PinnedCheckpoint, 'journal_history_minutes' | 'kept_until'> {
   const minutes = v.facts.journal_history_minutes;
   const at = Date.parse(timestamp);
-  return { journal_history_minutes: minutes, kept_until: minutes && !Number.isNaN(at) ? new Date(at + minutes * 60_000).toISOString() : null };
+  // Unknown facts are left out rather than null: the guard's output schema stays lean.
+  if (!minutes) return {};
+  return { journal_history_minutes: minutes, ...(Number.isNaN(at) ? {} : { kept_until: new Date(at + minutes * 60_000).toISOString() }) };
 }
 
 function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string): AppError {

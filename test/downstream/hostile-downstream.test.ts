@@ -16,6 +16,7 @@ const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SECRET = 'hostile-secret-7f3a9c';
 const POLICY = `
 defaults:
+  approval: single
   read: allow
   mutate: allow
   destructive: deny

@@ -34,7 +34,7 @@ export const listTargets = defineTool({
   name: 'list_targets',
   title: 'List vSphere targets',
   description:
-    'Lists the configured vCenter/ESXi targets (the names `target` takes) with host, tags and dry_run and, after a bounded login to each, connected, api_version, product, last_error and reachability (a timed-out target is `down` and answers at once until back). Call this first.',
+    'Lists the configured vCenter/ESXi targets (the names `target` takes): host, tags, dry_run and, after a bounded login, connected, api_version, product, last_error, reachability (a down target fails fast until back). Call this first.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

@@ -87,7 +87,7 @@ export const listVms = defineTool({
   name: 'list_vms',
   title: 'List virtual machines',
   description:
-    "Lists VMs (templates included) per target, sorted by name: power and connection state, created, guest OS, CPU/memory, IP, host, cluster, folder, resource pool. Filters combine (AND). Use get_vm_details for one VM's disks, NICs and snapshots.",
+    "Lists VMs and templates per target, sorted by name: power and connection state, created, guest OS, CPU/memory, IP, host, cluster, folder, resource pool. Filters combine (AND). get_vm_details adds one VM's disks, NICs and snapshots.",
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

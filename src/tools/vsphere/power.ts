@@ -117,7 +117,7 @@ export const powerOffVm = defineTool({
   name: 'power_off_vm',
   title: 'Power off a VM',
   description:
-    `Powers off one VM: guest shutdown first (waits up to guest_timeout_seconds, default ${DEFAULT_GUEST_TIMEOUT_SECONDS}), then a hard power-off if the guest is still up or Tools are not running; hard=true skips the guest step. The result says which happened.`,
+    `Powers off one VM: guest shutdown first (up to guest_timeout_seconds, default ${DEFAULT_GUEST_TIMEOUT_SECONDS}), then hard power-off if the guest is still up or has no Tools; hard=true skips the guest step. The result says which happened.`,
   category: 'mutate',
   surface: 'vsphere',
   toolset: 'vsphere_change',

@@ -62,7 +62,7 @@ export const getVmDetails = defineTool({
   name: 'get_vm_details',
   title: 'Get VM details',
   description:
-    'Everything about one VM: the list_vms columns plus datastores, UUIDs, annotation, Tools status, boot time, guest IPs, disks, NICs, CD-ROMs and the snapshot tree. Pass one target to avoid not_found slots from the others.',
+    'Everything about one VM: the list_vms columns plus datastores, UUIDs, annotation, Tools status, boot time, guest IPs, disks, NICs, CD-ROMs and the snapshot tree. Pass one target to avoid not_found slots.',
   category: 'read',
   surface: 'vsphere',
   toolset: 'vsphere_read',

@@ -18,7 +18,7 @@ export const zertoFindProtection = defineTool({
   name: 'zerto_find_protection',
   title: 'Find the Zerto protection of a VM',
   description:
-    'Resolves a VM (vSphere name, FQDN, short hostname, IP or Zerto VmIdentifier) to one VM and every VPG protecting it across the Zerto sites: status, sites, local replication, whether FLR and tagged checkpoints are possible.',
+    'Resolves a VM (vSphere name, FQDN, short hostname, IP or Zerto VmIdentifier) to one VM and every VPG protecting it: status, sites, local replication, whether FLR and tagged checkpoints are possible.',
   category: 'read',
   surface: 'zerto',
   toolset: 'zerto',

@@ -73,7 +73,7 @@ export const zertoGuardBeforeMutate = defineTool({
   name: 'zerto_guard_before_mutate',
   title: 'Guard another server\'s tool call with a Zerto checkpoint',
   description:
-    "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, ansible, winrm...), with that tool's name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. ADVISORY: it protects a change only when you call it first. On any error, do not make the change without asking the user. Unlisted tools pass (guarded=false); <server>__<tool> tools behind this server's gateway are guarded automatically (enforced_by, nothing pinned).",
+    "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, winrm), with its name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. ADVISORY: it protects only when you call it first. On any error, ask the user before the change. Unlisted tools pass; gateway tools (<server>__<tool>) are guarded automatically.",
   category: 'mutate',
   surface: 'zerto',
   toolset: 'zerto',

@@ -27,7 +27,7 @@ export const zertoRecoverFile = defineTool({
   name: 'zerto_recover_file',
   title: 'Recover a guest file from a Zerto checkpoint',
   description:
-    'Restores one guest file as it was at a checkpoint (by tag or checkpoint_id) through Zerto file-level restore, from the first VPG holding it that a site will mount (locally replicated first). Two-phase. Returns the content inline (UTF-8 up to 64 KiB) or the saved path, with sha256; nothing is written into the guest.',
+    'Restores one guest file as it was at a checkpoint (tag or checkpoint_id) through Zerto file-level restore, from the first VPG holding it that a site mounts, local first. Two-phase. Returns the content inline (UTF-8, 64 KiB) or the saved path, with sha256; writes nothing into the guest.',
   category: 'mutate',
   surface: 'zerto',
   toolset: 'flr',

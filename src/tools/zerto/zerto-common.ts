@@ -111,8 +111,8 @@ export const CheckpointOut = z.object({
   checkpoint_id: z.string(),
   timestamp: z.string(),
   reused: z.boolean().describe('True when an earlier attempt of the same change had already pinned it (no duplicate).'),
-  journal_history_minutes: z.number().nullable().optional().describe('The VPG\'s journal history: how long the checkpoint is kept at most.'),
-  kept_until: z.string().nullable().optional().describe('Latest time it can be restored from (sooner if the journal fills up or the VPG re-syncs).'),
+  journal_history_minutes: z.number().optional().describe('The VPG\'s journal history: how long the checkpoint is kept at most.'),
+  kept_until: z.string().optional().describe('Latest time it can be restored from (sooner if the journal fills up or the VPG re-syncs).'),
 });
 
 export const PinPlanOut = {
