@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // installed and run through npx) needs only Node too but spends more CPU than any default file.
 // `vcsim`, `browser` and `central` need Debian packages (scripts/install-test-deps) and fail
 // loudly when those are missing; `npm run test:full` runs all five.
+const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     // Suites wait on simulated vCenter/ZVM tasks and timers besides burning CPU, so more workers
@@ -16,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
+          exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts', ...PROCESS_TESTS],
           // One module graph per worker, not per file: evaluating the server, the SDK, zod and the
           // lab again for each of ~100 files was half the run's CPU (213 s -> 103 s summed over
           // the workers and their children, all tests green). The price is that a file must leave
@@ -28,10 +30,21 @@ export default defineConfig({
       },
       {
         test: {
+          // Files that spawn the built server again and again (kill -9 and restart, one binary per
+          // client era, the MCP conformance runner): 20-50 s each of wall clock on 2 cores, the
+          // long poles of a run. Needs only Node; test:full and CI run it on every Node version.
+          name: 'process',
+          include: PROCESS_TESTS,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
           name: 'package',
           // The installed tarball, the Claude Desktop bundle built and started, the systemd unit
           // under systemd-analyze: child processes and packing, more CPU than any default file.
-          include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
+          include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts', ...PROCESS_TESTS],
           testTimeout: 180_000,
         },
       },

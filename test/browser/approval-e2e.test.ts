@@ -56,7 +56,8 @@ describe('approval dashboard end to end', () => {
 
     expect(h.lab.vcenters.get('lab-vc1')!.model.vm('vm-103').exists).toBe(false);
     const lines = h.auditLines().filter((l) => l.proposal_id === proposal.data.proposal_id);
-    expect(lines.map((l) => l.phase)).toEqual(['proposed', 'executing', 'executed']);
+    // The refused confirm_action over MCP names its proposal too (the refusal line carries proposal_id).
+    expect(lines.map((l) => l.phase)).toEqual(['proposed', 'denied', 'executing', 'executed']);
     expect(lines.at(-1)!.identity).toBe('web-ui@127.0.0.1 (Erin Operator)');
   });
 

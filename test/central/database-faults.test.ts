@@ -15,7 +15,7 @@ import type { TestPostgres } from '../support/postgres.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
-defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
+defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
 targets:
   lab-vc1: { destructive: allow }
 `;

@@ -13,7 +13,7 @@ import type { HttpMcpClient } from '../support/http-client.js';
 import { startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
-defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
+defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
 targets:
   lab-vc1: { destructive: allow, max_calls_per_minute: { destructive: 1000, mutate: 1000 } }
 `;
