@@ -44,7 +44,7 @@ export default defineConfig({
           name: 'package',
           // The installed tarball, the Claude Desktop bundle built and started, the systemd unit
           // under systemd-analyze: child processes and packing, more CPU than any default file.
-          include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts', ...PROCESS_TESTS],
+          include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
           testTimeout: 180_000,
         },
       },
