@@ -146,6 +146,8 @@ describe('confirmation re-checks', () => {
     const inv = fakeInventory();
     h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' }, policyYaml: ALLOW_DESTRUCTIVE + '    max_calls_per_minute: {destructive: 1}\n' });
     const p = await h.call('test_delete_vm', { target: 'dev-vc1', vm: 'web-1' });
+    expect(p.isError, p.text).toBe(false);
+    expect(p.data).toMatchObject({ state: 'pending' });
     const c = await h.call('confirm_action', { token: p.data.token as string });
     expect(c.isError, c.text).toBe(false);
     expect(inv.executions).toEqual(['delete:vm-1']);
