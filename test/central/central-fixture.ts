@@ -18,6 +18,12 @@ import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 
 export const PUBLIC = 'https://mcp.team.example';
 
+/** A tool result's structured data; any error result fails the test with its text. */
+export const ok = (r: { isError: boolean; text: string; data: Record<string, any> }): Record<string, any> => {
+  if (r.isError) throw new Error(`expected success, got ${r.text}`);
+  return r.data;
+};
+
 export interface Instance {
   runtime: Runtime;
   http: McpHttpHandle;

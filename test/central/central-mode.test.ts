@@ -8,7 +8,7 @@ import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 import { confirmProposal } from '../../src/tools/pipeline.js';
 
 // approval: single: most tests here are about the model's confirm across instances; the four-eyes
@@ -50,10 +50,6 @@ afterAll(async () => {
 });
 
 const removals = () => lab.callLog.find('vcenter:lab-vc1', 'RemoveSnapshot_Task').length;
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 
 describe('proposals are shared', () => {
   it('a proposal made on A is listed on B, and 20 concurrent confirms over A and B execute it exactly once', async () => {

@@ -4,7 +4,7 @@
 // down: a call bound of 2 s and a clone of 8 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMcpClient } from '../support/http-client.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -30,10 +30,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, any> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 const outcomeLines = async (id: string) => (await B.runtime.central!.db.query<{ phase: string }>(
   "SELECT phase FROM audit_log WHERE id = $1 AND phase IN ('executed', 'failed') ORDER BY seq", [id])).rows.map((r) => r.phase);
 

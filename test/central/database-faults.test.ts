@@ -12,7 +12,7 @@ import { migrationFiles } from '../../src/store/pg/migrate.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -44,10 +44,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 
 /** Runs `call` and says how long it took. */
 async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {

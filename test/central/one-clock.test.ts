@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -35,10 +35,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 
 it('a proposal made on the skewed instance lasts its TTL, and proposals made elsewhere stay confirmable while it runs', async () => {
   const ttl = A.runtime.built.services.confirmations.ttlSeconds;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
 import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -38,10 +38,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 type Row = { proposal_id: string; state: string; requester: string; outcome?: Record<string, unknown> };
 
 describe('list_pending_actions', () => {

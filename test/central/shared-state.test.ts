@@ -11,7 +11,7 @@ import type { FlrSessionRegistry } from '../../src/zerto/index.js';
 import { labVmIdentifier } from '../../src/lab/topology.js';
 import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
-import { startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -35,10 +35,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 const flr = (i: Instance): FlrSessionRegistry => i.runtime.built.services.ext.zerto!.flrSessions;
 /** Session ids in the shared registry, as any instance reads them. */
 const recorded = async () => (await B.runtime.central!.flrSessions.read()).map((s) => s.session_id);

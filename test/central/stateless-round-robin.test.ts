@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../support/test-issuer.js';
 import { connectEraClient, type EraClient } from '../support/era-clients.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy.js';
-import { PUBLIC, startCentral, type Central } from './central-fixture.js';
+import { ok, PUBLIC, startCentral, type Central } from './central-fixture.js';
 
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off, approval: single }
@@ -33,10 +33,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-const ok = (r: { isError: boolean; text: string; data: Record<string, unknown> }) => {
-  if (r.isError) throw new Error(`expected success, got ${r.text}`);
-  return r.data;
-};
 
 describe('2026-07-28 behind plain round robin', () => {
   it('reads on both instances, a proposal on one confirmed on the other: exactly one execution', async () => {
