@@ -27,6 +27,9 @@ export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Lo
     ...(auth ? { auth } : {}), scopeOfTool, newSession: () => runtime.built.newSession(),
     onToolListChanged: (listener) => runtime.built.onToolListChanged(listener), logger,
     extraRoute: healthRoute({ checks: readinessChecks(runtime) }),
+    // One wait from the start, not one per request: a downstream that never lists costs a
+    // tools/list nothing once downstream_first_listing_ms has passed.
+    firstListing: runtime.firstListing().catch(() => undefined),
   });
   if (!auth) logger.warn({ url: handle.resourceUrl }, 'serving MCP over HTTP WITHOUT authentication (--insecure-local, loopback only)');
   logger.info({ url: handle.resourceUrl, auth: auth ? auth.issuer : 'none' }, 'MCP Streamable HTTP endpoint listening');
