@@ -2,8 +2,12 @@
 // (--insecure-local's edge), over the simulated lab, with the hostile downstream of the test support
 // folder behind its gateway. Started by the soak with --expose-gc and an IPC channel; on the
 // message 'sample' it runs two full GCs and answers with its live heap, RSS and how many 2025-era
-// sessions it holds. Only the soak starts it: nothing here is part of the product.
+// sessions it holds. With SOAK_USERS=N it serves as an OAuth resource server instead, and makes
+// its own signing key (its JWKS on loopback) and one token per user for the soak, so sessions
+// belong to N distinct users; SOAK_DATABASE_URL runs it in central mode on that database. Only the
+// soak starts it: nothing here is part of the product.
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +38,24 @@ const config = {
 const runtime = await startRuntime({
   config, secrets: envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials }), logger: silent, lab: true,
   extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog,
+  ...(process.env.SOAK_DATABASE_URL ? { databaseUrl: process.env.SOAK_DATABASE_URL } : {}),
 });
-const http = await serveHttp(runtime, loadHttpConfig({ MCP_HTTP_PORT: '0' }, true), silent);
+const users = Number(process.env.SOAK_USERS ?? 0);
+const auth = users > 0 ? await ownIssuer(users) : undefined;
+const http = await serveHttp(runtime, loadHttpConfig({ MCP_HTTP_PORT: '0', ...auth?.env }, !auth), silent);
+
+/** A signing key whose JWKS this process serves on loopback, and a token per user signed with it. */
+async function ownIssuer(n) {
+  const { exportJWK, generateKeyPair, SignJWT } = await import('jose');
+  const { publicKey, privateKey } = await generateKeyPair('RS256');
+  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'soak', alg: 'RS256', use: 'sig' }] });
+  const keys = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
+  await new Promise((resolve) => keys.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${keys.address().port}`;
+  const tokens = await Promise.all(Array.from({ length: n }, (_, i) => new SignJWT({ sub: `soak-user-${i}`, scope: 'vsphere:read vsphere:change vsphere:destructive zerto:restore' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'soak' }).setIssuer(issuer).setAudience('soak').setIssuedAt().setExpirationTime('12h').sign(privateKey)));
+  return { tokens, env: { OAUTH_ISSUER: issuer, OAUTH_JWKS_URL: `${issuer}/jwks`, OAUTH_AUDIENCE: 'soak' } };
+}
 
 process.on('message', (m) => {
   if (m === 'sample') {
@@ -47,4 +67,4 @@ process.on('message', (m) => {
     void http.close().then(() => runtime.shutdown('soak ended')).then(() => lab.stop()).finally(() => process.exit(0));
   }
 });
-process.send({ url: `${http.listenUrl}/mcp`, audit: join(state, 'audit.jsonl') });
+process.send({ url: `${http.listenUrl}/mcp`, tokens: auth?.tokens ?? [] });

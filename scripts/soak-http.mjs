@@ -10,6 +10,8 @@
 //
 // Usage: npm run build && node scripts/soak-http.mjs
 //   SOAK_ROUNDS=60 SOAK_WARMUP=10 SOAK_CONCURRENCY=4 SOAK_VMS=500 SOAK_SAMPLE_EVERY=10
+//   SOAK_USERS=30 (sessions of 30 distinct users, with tokens; default: loopback, no token)
+//   SOAK_DATABASE_URL=postgres://... (central mode; a disposable database: the audit lines land there)
 import { fork } from 'node:child_process';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,7 +39,10 @@ const ask = (what) => new Promise((resolve, reject) => {
   if (what) child.send(what);
   exited.then((code) => reject(new Error(`the server exited (${code})`)));
 });
-const { url } = replies.shift() ?? await ask();
+const { url, tokens } = replies.shift() ?? await ask();
+let nextUser = 0;
+/** Request options for the next user's token (none on loopback without SOAK_USERS). */
+const asNextUser = () => (tokens.length ? { requestInit: { headers: { authorization: `Bearer ${tokens[nextUser++ % tokens.length]}` } } } : {});
 
 const calls = [
   ['list_vms', { target: 'all', limit: 200 }],
@@ -77,7 +82,7 @@ async function run(callTool) {
 /** A 2025-era session, used and dropped without DELETE (as a client that crashes or loses its network). */
 async function abandonedSession() {
   const client = new V1Client({ name: 'soak-legacy', version: '1.0.0' });
-  await client.connect(new V1HttpTransport(new URL(url)));
+  await client.connect(new V1HttpTransport(new URL(url), asNextUser()));
   await client.listTools();
   await run((name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
   // Closes this side's connections only: no terminateSession(), so the server is never told.
@@ -85,7 +90,7 @@ async function abandonedSession() {
 }
 
 const modern = new Client({ name: 'soak-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-await modern.connect(new StreamableHTTPClientTransport(new URL(url)));
+await modern.connect(new StreamableHTTPClientTransport(new URL(url), asNextUser()));
 const stateless = () => run((name, args) => modern.callTool({ name, arguments: args }, { timeout: 60_000 }));
 
 // The downstream turns hostile in time too: a flipped hint, then tools/list pages forever.
@@ -115,7 +120,7 @@ child.send('stop');
 await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
 child.kill('SIGKILL');
 const summary = {
-  rounds: ROUNDS, warmup_rounds: WARMUP, concurrency: CONCURRENCY, calls: done, seconds: Math.round(seconds), calls_per_second: Math.round(done / seconds),
+  users: tokens.length || 'one (loopback, no token)', rounds: ROUNDS, warmup_rounds: WARMUP, concurrency: CONCURRENCY, calls: done, seconds: Math.round(seconds), calls_per_second: Math.round(done / seconds),
   client_failures: clientFailures, alive_at_end: alive, codes,
   median_ms: Object.fromEntries(Object.entries(msByTool).map(([k, v]) => [k, v.sort((a, b) => a - b)[Math.floor(v.length / 2)]])),
   heap_mb: { after_warmup: warm?.heap_mb, end: end.heap_mb, growth_after_warmup: end.heap_mb - (warm?.heap_mb ?? end.heap_mb) },
