@@ -31,8 +31,9 @@ export default defineConfig({
       {
         test: {
           // Files that spawn the built server again and again (kill -9 and restart, one binary per
-          // client era, the MCP conformance runner): 20-50 s each of wall clock on 2 cores, the
-          // long poles of a run. Needs only Node; test:full and CI run it on every Node version.
+          // client era, the MCP conformance runner) or soak it (scripts/soak-http.mjs in short,
+          // about 100 s): 20-100 s each of wall clock on 2 cores, the long poles of a run. Needs
+          // only Node; test:full and CI run it on every Node version.
           name: 'process',
           include: PROCESS_TESTS,
           testTimeout: 120_000,
