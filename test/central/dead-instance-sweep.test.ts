@@ -93,7 +93,7 @@ describe('an instance that loses the database as its change ends, then dies hold
     relay.silent(true);
     const result = await answer;
     if (result.isError) expect(result.text).not.toMatch(/Nothing (was|has) changed/i);
-    expect((await db().query<{ state: string }>('SELECT state FROM proposals WHERE id = $1', [id])).rows[0]?.state).toBe('executing');
+    // (The live instance may already be recording it: C's heartbeat is 3 s old by now.)
     // C dies: its connections are cut and it stops without landing what it held.
     await relay.close();
     await C.http.close();
