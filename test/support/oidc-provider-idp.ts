@@ -42,6 +42,12 @@ export interface ProviderIdpOptions {
    * login not listed gets `groups: []`. Absent: people get no groups claim anywhere (the defaults).
    */
   userGroups?: Record<string, string[]>;
+  /**
+   * Where people's groups go: `access_token` (extraTokenClaims), or `claims`: a `groups` scope whose
+   * claim the account model answers (findAccount), so the provider puts it in the ID token and the
+   * userinfo answer, never in the access token.
+   */
+  userGroupsIn?: 'access_token' | 'claims';
 }
 
 /** The public client `userToken` signs people in with; loopback redirect as a native client's. */
@@ -52,18 +58,24 @@ export async function startProviderIdp(resource: string, opts: ProviderIdpOption
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const { serviceGroups, userGroups } = opts;
+  const groupsAsClaims = userGroups !== undefined && opts.userGroupsIn === 'claims';
   const extraTokenClaims = (_ctx: unknown, token: { kind: string; accountId?: string }) => {
     if (token.kind === 'ClientCredentials') return serviceGroups ? { groups: serviceGroups } : undefined;
-    if (token.kind === 'AccessToken' && userGroups && token.accountId) return { groups: userGroups[token.accountId] ?? [] };
+    if (token.kind === 'AccessToken' && userGroups && !groupsAsClaims && token.accountId) return { groups: userGroups[token.accountId] ?? [] };
     return undefined;
   };
+  const accountClaims = groupsAsClaims ? {
+    claims: { openid: ['sub'], groups: ['groups'] },
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, groups: userGroups[id] ?? [] }) }),
+  } : {};
   const provider = new Provider(issuer, {
     clients: [
       ...(opts.webClients ?? []).map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' })),
       { client_id: AGENT_CLIENT.client_id, redirect_uris: [AGENT_CLIENT.redirect_uri], application_type: 'native', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
     ],
-    scopes: ['openid', 'offline_access', ...SCOPES],
+    scopes: ['openid', 'offline_access', ...(groupsAsClaims ? ['groups'] : []), ...SCOPES],
     extraTokenClaims,
+    ...accountClaims,
     features: {
       clientCredentials: { enabled: true },
       registration: { enabled: true },
