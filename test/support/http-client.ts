@@ -11,9 +11,11 @@ export interface HttpMcpClient {
   close(): Promise<void>;
 }
 
-export async function connectHttpClient(resourceUrl: string, token: string | undefined, name = 'http-test'): Promise<HttpMcpClient> {
+/** `fetch`: the transport's HTTP calls go through it (a test that records the answers' status and headers). */
+export async function connectHttpClient(resourceUrl: string, token: string | undefined, name = 'http-test', fetch?: typeof globalThis.fetch): Promise<HttpMcpClient> {
   const transport = new StreamableHTTPClientTransport(new URL(resourceUrl), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+    ...(fetch ? { fetch } : {}),
   });
   const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(transport);
