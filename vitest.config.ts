@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // installed and run through npx) needs only Node too but spends more CPU than any default file.
 // `vcsim`, `browser` and `central` need Debian packages (scripts/install-test-deps) and fail
 // loudly when those are missing; `npm run test:full` runs all five.
-const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts', 'test/soak/**/*.test.ts'];
+const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/fault/flr-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
 export default defineConfig({
   test: {

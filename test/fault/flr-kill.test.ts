@@ -37,7 +37,7 @@ async function call(s: OutsideServer, name: string, args: Record<string, unknown
   return data;
 }
 
-async function waitFor(cond: () => boolean, what: string, ms = 20_000, pollMs = 25): Promise<void> {
+async function waitFor(cond: () => boolean, what: string, ms = 60_000, pollMs = 25): Promise<void> {
   const until = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -90,7 +90,7 @@ async function killMidRestore(file: Buffer, killWhen: 'mount-answer' | 'download
     .then(() => 'answered', (err: unknown) => err);
   if (killWhen === 'download') await waitFor(() => lab!.callLog.find('zvm:lab-zvm', DOWNLOAD).length > 0, 'the download request');
   else if (killWhen === 'mount-answer') await waitFor(() => zvm.state.liveSessions().length > 0, 'the ZVM to mount');
-  else await waitFor(() => filesUnder(cfg.restoreDir).length > 0, 'the first byte under restore_dir', 20_000, 1);
+  else await waitFor(() => filesUnder(cfg.restoreDir).length > 0, 'the first byte under restore_dir', 60_000, 1);
   process.kill(first.pid, 'SIGKILL');
   const [mounted] = zvm.state.liveSessions();
   expect(mounted, 'the restore had a session mounted').toBeDefined();
