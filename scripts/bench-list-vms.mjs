@@ -170,7 +170,10 @@ async function startVcsim() {
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-10_000); });
   const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`vcsim did not start in 300 s: ${stderr}`)), 300_000);
+    // Building the model grows with its size (about 4 minutes for 40,000 VMs on a loaded 2-core
+    // machine); it is not measured, so the wait only bounds a launcher that hangs.
+    const startS = Math.max(300, Math.ceil(VMS / 40));
+    const timer = setTimeout(() => reject(new Error(`vcsim did not start in ${startS} s: ${stderr}`)), startS * 1000);
     createInterface({ input: child.stdout }).once('line', (line) => { clearTimeout(timer); resolve(JSON.parse(line)); });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`vcsim exited with ${code}: ${stderr}`)); });
   });
