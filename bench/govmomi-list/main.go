@@ -5,10 +5,12 @@
 // page is decoded by govmomi's SOAP layer into typed ObjectContent, then loaded into mo structs
 // (mo.LoadObjectContent), which is what govmomi's own retrieval helpers do with a destination.
 //
-// It logs in once, then serves the bench over stdin/stdout: every line "list" runs one listing
-// and answers {"ms": ..., "decoded_ms": ..., "objects": ..., "vms": ..., "pages": ...}: `ms` is
+// It logs in once, then serves the bench over stdin/stdout: every line "list" (or "list N", N
+// objects per page) runs one listing and answers
+// {"ms": ..., "decoded_ms": ..., "objects": ..., "vms": ..., "pages": ..., "max_objects": ...}: `ms` is
 // the whole listing, `decoded_ms` stops once every page is decoded into ObjectContent (before
-// LoadObjectContent and DestroyView), the stricter reference. So the bench can interleave
+// LoadObjectContent and DestroyView), the stricter reference; `cpu_ms` and `decoded_cpu_ms` are the
+// same spans in CPU time of this process (user + system), which a loaded machine moves much less. So the bench can interleave
 // govmomi, the HTTP floor and our product call by call on a shared, noisy machine.
 //
 // Built by scripts/bench-list-vms.mjs with GOPATH=/usr/share/gocode GO111MODULE=off, like the
@@ -24,6 +26,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/vmware/govmomi/view"
@@ -77,22 +80,42 @@ func main() {
 	out := json.NewEncoder(os.Stdout)
 	fmt.Println(`{"ready":true}`)
 	for in.Scan() {
-		if in.Text() != "list" {
+		// "list" uses -max-objects; "list N" asks for N objects per page (the bench's page-size sweep).
+		fields := strings.Fields(in.Text())
+		if len(fields) == 0 || fields[0] != "list" {
 			continue
 		}
+		perPage := *maxObjects
+		if len(fields) > 1 {
+			if _, err := fmt.Sscanf(fields[1], "%d", &perPage); err != nil {
+				fail(fmt.Errorf("bad page size %q", fields[1]))
+			}
+		}
 		t0 := time.Now()
-		var decoded time.Duration
-		objects, vms, pages, err := list(ctx, c, kinds, props, int32(*maxObjects), func() { decoded = time.Since(t0) })
+		c0 := cpuTime()
+		var decoded, decodedCPU time.Duration
+		objects, vms, pages, err := list(ctx, c, kinds, props, int32(perPage), func() { decoded = time.Since(t0); decodedCPU = cpuTime() - c0 })
 		if err != nil {
 			fail(err)
 		}
 		_ = out.Encode(map[string]interface{}{
-			"ms": ms(time.Since(t0)), "decoded_ms": ms(decoded), "objects": objects, "vms": vms, "pages": pages,
+			"ms": ms(time.Since(t0)), "decoded_ms": ms(decoded), "objects": objects, "vms": vms, "pages": pages, "max_objects": perPage,
+			"cpu_ms": ms(cpuTime() - c0), "decoded_cpu_ms": ms(decodedCPU),
 		})
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuTime is this process's user + system CPU time: unlike the wall time, it hardly moves with
+// the load of a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // list is one listing: create the view, page through it, load the VMs into mo structs, destroy it.
 func list(ctx context.Context, c *vim25.Client, kinds []string, props []types.PropertySpec, maxObjects int32, decoded func()) (int, int, int, error) {

@@ -8,6 +8,7 @@ import type { ApprovalLevel } from '../config/policy-file.js';
 import { levelsFor, type Approver } from './approval.js';
 import { AppError } from './errors.js';
 import { isVerifiedIdentity } from './principal.js';
+import { ownText } from './own-text.js';
 
 export type ProposalState = 'pending' | 'executing' | 'executed' | 'failed' | 'cancelled' | 'expired';
 
@@ -136,7 +137,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
     this.sweep();
     const p = this.byToken.get(token);
     if (!p) {
-      throw new AppError('confirmation_invalid', 'No proposal has this token: it is wrong, or was never issued by this server process.', {
+      throw new AppError('confirmation_invalid', ownText('No proposal has this token: it is wrong, or was never issued by this server process.'), {
         hint: 'Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.',
       });
     }
@@ -160,7 +161,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
 
   cancel(token: string, decidedBy: string): Proposal<P> {
     const p = this.byToken.get(token);
-    if (!p) throw new AppError('confirmation_invalid', 'No proposal has this token.', { hint: 'Call list_pending_actions to see open proposals.' });
+    if (!p) throw new AppError('confirmation_invalid', ownText('No proposal has this token.'), { hint: 'Call list_pending_actions to see open proposals.' });
     return this.cancelProposal(p, decidedBy);
   }
 
@@ -172,8 +173,8 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
 
   private cancelProposal(p: Proposal<P>, decidedBy: string): Proposal<P> {
     this.sweep();
-    if (p.state === 'expired') throw new AppError('confirmation_expired', 'The proposal already expired; nothing to cancel.');
-    if (p.state !== 'pending') throw new AppError('confirmation_invalid', `The proposal is already ${p.state}; it cannot be cancelled.`);
+    if (p.state === 'expired') throw new AppError('confirmation_expired', ownText('The proposal already expired; nothing to cancel.'));
+    if (p.state !== 'pending') throw new AppError('confirmation_invalid', ownText(`The proposal is already ${p.state}; it cannot be cancelled.`));
     p.state = 'cancelled';
     p.decidedBy = decidedBy;
     p.finishedAt = this.now();
@@ -269,13 +270,13 @@ export function claimRefusal(
   approver: Approver, ttlSeconds: number, place: ApprovalPlace = {},
 ): AppError | undefined {
   if (p.state === 'expired') {
-    return new AppError('confirmation_expired', `The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`, {
+    return new AppError('confirmation_expired', ownText(`The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`), {
       hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`,
       details: { proposal_id: p.id },
     });
   }
   if (p.state !== 'pending') {
-    return new AppError('confirmation_invalid', `This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`, {
+    return new AppError('confirmation_invalid', ownText(`This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`), {
       hint: 'Make the original call again if you need a new proposal.',
       details: { proposal_id: p.id },
     });
@@ -283,7 +284,7 @@ export function claimRefusal(
   const where = place.dashboardUrl ? `the dashboard (${place.dashboardUrl})` : 'the dashboard';
   const details = { proposal_id: p.id, approval: p.approval ?? 'single' };
   if (approver.channel !== 'web' && p.requiresWebApproval) {
-    return new AppError('approval_required', `Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed ${approver.channel === 'mcp' ? 'over MCP' : 'here'}.`, {
+    return new AppError('approval_required', ownText(`Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed ${approver.channel === 'mcp' ? 'over MCP' : 'here'}.`), {
       hint: `Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`,
       details,
     });
@@ -292,7 +293,7 @@ export function claimRefusal(
   if (level === 'second_person' && approver.channel === 'web' && !isVerifiedIdentity(approver.identity)) {
     // A typed dashboard name (token mode) or a client's self-chosen name is nobody in particular,
     // so it never counts as the second person: only a signed-in user does.
-    return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}', and this dashboard cannot verify who you are.`, {
+    return new AppError('approval_required', ownText(`Policy requires a second person for ${p.tool} on '${p.target.name}', and this dashboard cannot verify who you are.`), {
       hint: 'Sign in to the dashboard of the central (HTTP) server with your identity provider account. Nothing has changed.',
       details,
     });

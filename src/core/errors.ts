@@ -3,6 +3,8 @@
 // The code tells an agent what kind of remedy applies; `retryable` says whether trying again
 // unchanged can help; `hint` says what to do next, in words a model can act on.
 
+import { ownText } from './own-text.js';
+
 export type ErrorCode =
   | 'invalid_input'
   | 'not_found'
@@ -85,7 +87,7 @@ export function toPublicError(err: unknown): PublicError {
     return out;
   }
   if (err instanceof Error && err.name === 'AbortError') {
-    return { code: 'cancelled', message: 'The call was cancelled before it finished.', retryable: true };
+    return { code: 'cancelled', message: ownText('The call was cancelled before it finished.'), retryable: true };
   }
   const message = err instanceof Error ? err.message : String(err);
   return {

@@ -2,6 +2,7 @@
 // touch, and server.ts wires it to the Zerto client. core/ knows nothing of Zerto's API.
 import type { CheckpointMode } from '../config/policy-file.js';
 import { AppError, toPublicError } from './errors.js';
+import { ownText } from './own-text.js';
 
 export interface GuardVm {
   /** vSphere target the VM lives on, when known (resolves VmIdentifier via instanceUuid + moid). */
@@ -120,8 +121,8 @@ export async function runGuard(
   dryRun: boolean,
 ): Promise<GuardOutcome> {
   const base = { change_id: req.changeId, checkpoints: [] as PinnedCheckpoint[] };
-  if (mode === 'off') return { ...base, status: 'off', message: 'The checkpoint guard is off for this call by policy.' };
-  if (req.vms.length === 0) return { ...base, status: 'not_protected', message: 'This call touches no VM, so there is nothing to checkpoint.' };
+  if (mode === 'off') return { ...base, status: 'off', message: ownText('The checkpoint guard is off for this call by policy.') };
+  if (req.vms.length === 0) return { ...base, status: 'not_protected', message: ownText('This call touches no VM, so there is nothing to checkpoint.') };
 
   const plan = await guard.plan(req.vms, req.signal);
   if (plan.protection === 'unknown') {

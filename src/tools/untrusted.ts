@@ -6,10 +6,14 @@
 //   with every `<` written `\u003c` (JSON.parse gives the same value back), so nothing inside can
 //   look like a marker, let alone close the fence;
 // - structuredContent (first key) and the error JSON: `_untrusted: {fence, fields}`, the fence id
-//   and which fields hold upstream text, as paths (`results[].ok.name`);
+//   and which fields hold upstream text, as paths (`results[].ok.name`). What counts is where a
+//   string came from, recorded where it is written (core/own-text.ts): every string is upstream
+//   text except ids and enums and what this server wrote itself (its own error messages, hints and
+//   notices, the operator's target names), so a key that is forgotten is marked, never hidden;
 // - `_meta["zerto-rewind/untrusted"]`: the same object, for clients and UIs.
 // The server instructions explain the convention once, so no output schema grows.
 import { randomBytes } from 'node:crypto';
+import { isOwnText } from '../core/own-text.js';
 
 /** The opening marker's name; SERVER_INSTRUCTIONS explains it. */
 export const UNTRUSTED_FENCE = 'untrusted-data';
@@ -26,9 +30,10 @@ export interface UntrustedMark {
 }
 
 /**
- * Keys whose strings this server writes itself or that are ids and enums nobody names freely
- * (moids, tokens, states, timestamps, configured target names). Every other string counts as
- * upstream text: a key missing here is marked, never the other way round.
+ * Keys whose strings are ids and enums nobody names freely (moids, tokens, states, timestamps,
+ * configured target names) or words of this server by construction. Every other string counts as
+ * upstream text unless it was recorded as this server's own (ownText): a key missing here is
+ * marked, never the other way round.
  */
 const SERVER_KEYS = new Set([
   'code', 'token', 'proposal_id', 'audit_id', 'change_id', 'checkpoint_id', 'vpg_id', 'task_id', 'session_id',
@@ -83,7 +88,7 @@ export function withMark<T extends Record<string, unknown>>(value: T, mark: Untr
 /** `key`: the object key the value sits under (an array's items keep their array's key). */
 function collect(value: unknown, path: string, key: string, everyString: boolean, out: Set<string>): void {
   if (typeof value === 'string') {
-    if (path !== '' && (everyString || !SERVER_KEYS.has(key))) out.add(path);
+    if (path !== '' && (everyString || !(SERVER_KEYS.has(key) || isOwnText(value)))) out.add(path);
     return;
   }
   if (Array.isArray(value)) {

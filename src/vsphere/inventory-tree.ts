@@ -35,11 +35,17 @@ export interface NamedRef {
 
 export class InventoryTree {
   private readonly nodes = new Map<string, TreeNode>();
+  // A listing asks the same few hosts, clusters, folders and pools once per VM: each answer is
+  // made once and shared by every row (read-only), instead of 10,000 equal objects and strings.
+  private readonly namedOnce = new Map<string, NamedRef>();
+  private readonly pathOnce = new Map<string, string>();
 
   /** `rootFolder` is the view's container, which the view itself does not list. */
   constructor(private readonly rootFolder: string) {}
 
   add(oc: ObjectContent): void {
+    this.namedOnce.clear();
+    this.pathOnce.clear();
     const name = typeof oc.props.name === 'string' ? oc.props.name : oc.obj.value;
     this.nodes.set(oc.obj.value, { ref: oc.obj, name, parent: asMoRef(oc.props.parent) });
   }
@@ -53,9 +59,15 @@ export class InventoryTree {
     return ref ? (this.get(ref)?.name ?? undefined) : undefined;
   }
 
+  /** The same object for the same moid, shared by every row that names it: never mutate it. */
   named(ref: MoRef | undefined): NamedRef | null {
     if (!ref) return null;
-    return { name: this.get(ref)?.name ?? ref.value, moid: ref.value };
+    let named = this.namedOnce.get(ref.value);
+    if (named === undefined) {
+      named = { name: this.get(ref)?.name ?? ref.value, moid: ref.value };
+      this.namedOnce.set(ref.value, named);
+    }
+    return named;
   }
 
   /**
@@ -64,6 +76,15 @@ export class InventoryTree {
    */
   path(ref: MoRef | undefined): string | undefined {
     if (!ref) return undefined;
+    let path = this.pathOnce.get(ref.value);
+    if (path === undefined) {
+      path = this.walkPath(ref);
+      this.pathOnce.set(ref.value, path);
+    }
+    return path;
+  }
+
+  private walkPath(ref: MoRef): string {
     const parts: string[] = [];
     let cur: MoRef | undefined = ref;
     for (let guard = 0; cur && guard < 64; guard++) {

@@ -8,6 +8,7 @@ import { defineTool } from '../define.js';
 import { FanOutError } from './common.js';
 import { pool } from './task-runner.js';
 import { nstr, trimError } from './read-common.js';
+import { ownText } from '../../core/own-text.js';
 
 const TargetRow = z.object({
   name: z.string().describe('What every tool call passes as `target`.'),
@@ -52,8 +53,9 @@ export const listTargets = defineTool({
       targets: ctx.services.targets.map((t) => {
         const s = byName.get(t.name);
         return {
-          name: t.name,
-          host: t.host,
+          // The operator's config wrote these, not an upstream system.
+          name: ownText(t.name),
+          host: ownText(t.host),
           ...(t.port !== undefined ? { port: t.port } : {}),
           tags: t.tags,
           standalone_host: t.standaloneHost,
