@@ -56,6 +56,12 @@ export class PgChangeStore implements ChangeStore {
     return rows.map((r) => r.record);
   }
 
+  async undosOf(id: string): Promise<ChangeRecord[]> {
+    // Rare and per change: a scan of the jsonb field is enough (no index of its own).
+    const { rows } = await q<{ record: ChangeRecord }>(this.db, "SELECT record FROM change_records WHERE record->>'undo_of' = $1 ORDER BY started_at", [id]);
+    return rows.map((r) => r.record);
+  }
+
   async claim(id: string, fromInstance: string): Promise<boolean> {
     const taken = await inTransaction(this.db, `change:${id}`, async (client) => {
       await this.register(client);
