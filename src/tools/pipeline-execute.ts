@@ -110,7 +110,7 @@ async function runChange(call: Call): Promise<ToolOutcome> {
     };
     const inverse = noteInverse(call, output);
     const undo = inverse ? { undo_items: inverse.length, undo_possible: inverse.filter((i) => i.possible).length } : {};
-    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executed', args, detail: { ...summarizeOutput(output), ...undo } }).catch((err) =>
+    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executed', args, detail: { ...summarizeOutput(output), ...undo, ...(resolved(call).undoOf ? { items: output.items } : {}) } }).catch((err) =>
       ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after execution'));
     return { ok: true, value };
   } catch (err) {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { annotationsOf, isGuarded, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
-import { CHANGE_TOOLS } from './change-tools.js';
+import { CHANGE_TOOLS } from './change-tool-list.js';
 import { ProposalSchema } from './proposal.js';
 import { portableSchema } from './portable-schema.js';
 import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
@@ -48,9 +48,10 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
   }
   // Gateway tools may become two-phase by policy, so a served downstream set brings the lifecycle.
   const gatewayTwoPhase = opts.lifecycle === true && selection.sets.has('downstream');
-  const withLifecycle = gatewayTwoPhase || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
-  // A change may outlive its call (a `running` answer): whoever can make one can follow and stop it.
+  // A change may outlive its call (a `running` answer): whoever can make one can follow, stop and
+  // undo it; undo_change is two-phase, so the proposal lifecycle comes with it.
   const changes = opts.lifecycle === true || chosen.some((t) => t.category !== 'read' && !t.direct);
+  const withLifecycle = gatewayTwoPhase || changes || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
   return changes ? [...withLifecycle, ...CHANGE_TOOLS] : withLifecycle;
 }
 
