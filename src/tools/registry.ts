@@ -59,8 +59,9 @@ const GuardOutcomeSchema = z.looseObject({
   status: z.enum(['checkpointed', 'not_protected', 'unavailable', 'off', 'dry_run']),
   message: z.string(),
   tag: z.string().optional(),
-  change_id: z.string(),
-  checkpoints: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string(), timestamp: z.string() })),
+  // Each checkpoint also has vpg_id, checkpoint_id, timestamp (and change_id, the audit_id): the
+  // result carries them, the schema of every guarded change does not repeat them (tools/list budget).
+  checkpoints: z.array(z.looseObject({ vpg: z.string() })),
 });
 
 const PIPELINE_FIELDS = {

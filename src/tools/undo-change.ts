@@ -156,7 +156,7 @@ const undoOfUndo: UndoRule<{ change_id: string }, UndoResolution> = {
 export const undoChange = defineTool({
   name: 'undo_change',
   title: 'Undo a change',
-  description: 'Proposes the inverse of a recorded change item by item (what comes back, from where, what cannot); confirmed, runs it checkpointed first. Again: retries what failed.',
+  description: 'Proposes undoing a change item by item; confirmed, runs it checkpointed first. Called again: retries what failed.',
   category: 'mutate',
   surface: 'lifecycle',
   toolset: 'lifecycle',
@@ -165,7 +165,7 @@ export const undoChange = defineTool({
   // It may delete the clone a change made, or revert to a safety snapshot.
   destructiveHint: true,
   undo: undoOfUndo,
-  input: z.object({ change_id: z.string().min(1).max(100).describe('The change_id (audit_id) of the change to undo.') }),
+  input: z.object({ change_id: z.string().min(1).max(100).describe('audit_id of the change.') }),
   output: z.looseObject({ undo_of: z.string(), items: z.array(ItemResult) }),
   resolve: resolveUndo,
   async execute(_args, r, ctx) {
