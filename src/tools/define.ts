@@ -16,6 +16,7 @@ import type { RunningWork } from '../core/change-record.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
+import type { GuestPathTouched } from '../downstream/guest-paths.js';
 
 /** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
 export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
@@ -78,6 +79,11 @@ export interface Resolution {
    * decided by policy too, and any denial denies the call (the first target stays the audit's).
    */
   alsoDecidedOn?: TargetRef[];
+  /**
+   * A forwarded change: the guest paths its server's declared path arguments name (config
+   * undo_paths), what an undo puts back. The `executing` audit line carries them (`guest_paths`).
+   */
+  guestPaths?: GuestPathTouched[];
 }
 
 export interface ProgressReporter {

@@ -26,7 +26,7 @@ export const startExecution: Step = {
   skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'a read is audited once, after it ran' : undefined),
   async run(call) {
     try {
-      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...(call.checkpoint?.tag ? { detail: { tag: call.checkpoint.tag } } : {}) });
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...executingDetail(call) });
       call.ctx.change?.executing();
       return undefined;
     } catch (err) {
@@ -34,6 +34,13 @@ export const startExecution: Step = {
     }
   },
 };
+
+/** The checkpoint's tag and the guest paths a forwarded change touches: what its undo will need. */
+function executingDetail(call: Call): { detail?: Record<string, unknown> } {
+  const guestPaths = resolved(call).guestPaths;
+  const detail = { ...(call.checkpoint?.tag ? { tag: call.checkpoint.tag } : {}), ...(guestPaths?.length ? { guest_paths: guestPaths } : {}) };
+  return Object.keys(detail).length ? { detail } : {};
+}
 
 export const safetySnapshot: Step = {
   name: 'safety snapshot',
