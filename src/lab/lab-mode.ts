@@ -176,12 +176,15 @@ function openGuestFolder(guests: GuestFileSystems, stateDir: string): GuestFolde
 /** The filesystem server's tools the lab exposes (it has about fourteen). */
 const GUESTFS_TOOLS = ['read_text_file', 'write_file', 'edit_file', 'list_directory', 'list_allowed_directories'];
 
-/** The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its VM. */
-export function guestfsDownstream(root: string, tools: string[] | undefined = GUESTFS_TOOLS): DownstreamServerConfig {
+/**
+ * The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its
+ * VM. `tools: null` exposes every tool it has (tests of move_file and create_directory).
+ */
+export function guestfsDownstream(root: string, tools: string[] | null = GUESTFS_TOOLS): DownstreamServerConfig {
   const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
   const problems: ConfigProblem[] = [];
   // The server sees the guest's `/` as the folder: a write to <root>/etc/app.conf is the guest's /etc/app.conf.
-  const guestFiles = guestFileSpec({ command: process.execPath, args: [entry, root], tools }, { guest_root: root }, { file: '(lab)', path: 'guestfs' }, problems);
+  const guestFiles = guestFileSpec({ command: process.execPath, args: [entry, root], tools: tools ?? undefined }, { guest_root: root }, { file: '(lab)', path: 'guestfs' }, problems);
   if (problems.length) throw new ConfigError(problems);
   return {
     name: 'guestfs', command: process.execPath, args: [entry, root], env: {}, vm: GUESTFS_VM,
