@@ -17,6 +17,7 @@ import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
 import type { BeforeState, UndoItem } from '../core/undo-item.js';
+import type { GuestPathTouched } from '../downstream/guest-paths.js';
 
 /** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
 export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
@@ -81,6 +82,11 @@ export interface Resolution {
   alsoDecidedOn?: TargetRef[];
   /** An undo_change: the change it undoes (its audit lines and change record say so). */
   undoOf?: string;
+  /**
+   * A forwarded change: the guest paths its server's declared path arguments name (config
+   * undo_paths), what an undo puts back. The `executing` audit line carries them (`guest_paths`).
+   */
+  guestPaths?: GuestPathTouched[];
 }
 
 export interface ProgressReporter {

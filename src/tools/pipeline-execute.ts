@@ -27,8 +27,7 @@ export const startExecution: Step = {
   skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'a read is audited once, after it ran' : undefined),
   async run(call) {
     try {
-      const detail = { ...(call.checkpoint?.tag ? { tag: call.checkpoint.tag } : {}), ...(call.before ? { before: call.before } : {}) };
-      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...(Object.keys(detail).length ? { detail } : {}) });
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...executingDetail(call) });
       call.ctx.change?.executing();
       return undefined;
     } catch (err) {
@@ -36,6 +35,16 @@ export const startExecution: Step = {
     }
   },
 };
+
+/** The checkpoint's tag and the guest paths a forwarded change touches: what its undo will need. */
+function executingDetail(call: Call): { detail?: Record<string, unknown> } {
+  const guestPaths = resolved(call).guestPaths;
+  const detail = {
+    ...(call.checkpoint?.tag ? { tag: call.checkpoint.tag } : {}), ...(guestPaths?.length ? { guest_paths: guestPaths } : {}),
+    ...(call.before ? { before: call.before } : {}),
+  };
+  return Object.keys(detail).length ? { detail } : {};
+}
 
 export const safetySnapshot: Step = {
   name: 'safety snapshot',
