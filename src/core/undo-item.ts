@@ -17,7 +17,19 @@ export interface NamedMoid {
   moid: string;
 }
 
-/** The one vSphere call (or none) that puts one thing back. Every inverse is idempotent. */
+/**
+ * A guest path a gateway change touched (the gateway records it at resolve): the same shape as
+ * downstream/guest-paths.ts, written here so core/ stays free of the gateway.
+ */
+export interface GuestPath {
+  server: string;
+  tool: string;
+  arg: string;
+  path: string;
+  vm: { target: string; name: string; moid?: string };
+}
+
+/** The one call (or none) that puts one thing back. Every inverse is idempotent. */
 export type Inverse =
   | { kind: 'power'; state: 'poweredOn' | 'poweredOff' | 'suspended' }
   | { kind: 'reconfigure'; num_cpu?: number; memory_mb?: number; remove_disks?: Array<{ key: number; label: string; file: string | null }> }
@@ -26,6 +38,8 @@ export type Inverse =
   | { kind: 'relocate'; host?: NamedMoid; pool?: NamedMoid; datastore?: NamedMoid }
   | { kind: 'iso'; cdrom_key: number; iso: string | null }
   | { kind: 'revert_snapshot'; snapshot: NamedMoid }
+  /** The file as it was at the pinned checkpoint, written back through the same downstream server. */
+  | { kind: 'guest_file'; touched: GuestPath }
   /** Nothing in vSphere can replay it; `reason` says why and what still holds the state. */
   | { kind: 'none' };
 
@@ -57,6 +71,8 @@ export interface UndoItemResult {
   says: string;
   reason?: string;
   task?: string;
+  /** guest_file: the sha256 of the file as put back (equal to the checkpoint's). */
+  sha256?: string;
   /** `skipped`: the earlier undo that already did it. */
   done_by?: string;
 }
@@ -80,6 +96,8 @@ export interface VmBefore {
 /** What a change's record keeps in `before`: every VM's before-state, or why there is none. */
 export interface BeforeState {
   vms: VmBefore[];
+  /** A gateway change: the guest paths it touches (what putting the files back needs). */
+  guest_paths?: GuestPath[];
   /** Set when the change cannot be undone in vSphere at all, whatever its result. */
   not_undoable?: string;
 }
@@ -87,4 +105,15 @@ export interface BeforeState {
 export function itemsSummary(items: UndoItem[]): string {
   const possible = items.filter((i) => i.possible).length;
   return `${possible} of ${items.length} item(s) can be put back`;
+}
+
+/** One item per guest path a change touched: the file back from the pinned checkpoint. */
+export function guestFileItems(paths: GuestPath[]): UndoItem[] {
+  return paths.map((t) => ({
+    id: `file:${t.server}:${t.vm.moid ?? t.vm.name}:${t.path}`,
+    vm: { target: t.vm.target, name: t.vm.name, moid: t.vm.moid ?? '' },
+    inverse: { kind: 'guest_file', touched: t },
+    says: `put ${JSON.stringify(t.path)} of VM ${JSON.stringify(t.vm.name)} back as it was at the pinned checkpoint, through ${JSON.stringify(t.server)}`,
+    from: 'checkpoint', possible: true, cost: 'a file-level restore (FLR mount) and a write and read through the downstream server',
+  }));
 }

@@ -4,17 +4,19 @@
 // nothing has changed when it is refused. The inverse items go into the change record, which is
 // where undo_change finds them (docs/undo.md).
 import { AppError, toPublicError } from '../core/errors.js';
-import type { UndoItem } from '../core/undo-item.js';
+import { guestFileItems, type UndoItem } from '../core/undo-item.js';
 import { deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 
 export const recordBefore: Step = {
   name: 'before-state',
   skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
     : isRead(call) ? 'a read changes nothing'
-      : !call.tool.undo?.before ? 'the tool reads no before-state (its undo needs none, or it declares no undo)' : undefined),
+      : !call.tool.undo?.before && !call.resolution?.guestPaths?.length ? 'the tool reads no before-state and touches no declared guest path' : undefined),
   async run(call) {
+    const guestPaths = resolved(call).guestPaths;
     try {
-      call.before = await call.tool.undo!.before!(call.args, resolved(call), call.ctx);
+      const read = call.tool.undo?.before ? await call.tool.undo.before(call.args, resolved(call), call.ctx) : { vms: [] };
+      call.before = { ...read, ...(guestPaths?.length ? { guest_paths: guestPaths } : {}) };
     } catch (err) {
       const e = toPublicError(err);
       const reason = `The state before the change could not be read (${e.message}), so it could not be undone; the change was not made.`;
@@ -34,9 +36,11 @@ export const recordBefore: Step = {
  */
 export function noteInverse(call: Call, result: Record<string, unknown> | undefined): UndoItem[] | undefined {
   const rule = call.tool.undo;
-  if (!rule || isRead(call) || call.tool.direct) return undefined;
+  const files = call.before?.guest_paths ?? [];
+  if ((!rule && !files.length) || isRead(call) || call.tool.direct) return undefined;
   try {
-    const inverse = rule.inverse({ args: call.args, resolution: resolved(call), before: call.before, result, safety: call.safety });
+    const own = rule ? rule.inverse({ args: call.args, resolution: resolved(call), before: call.before, result, safety: call.safety }) : [];
+    const inverse = [...own, ...guestFileItems(files)];
     call.ctx.change?.note({ inverse });
     return inverse;
   } catch (err) {

@@ -16,6 +16,8 @@ import { checkpointExpired, journalHold } from './undo-journal.js';
 import { applyInverse, readVmBefore } from './vsphere/undo-state.js';
 import { notPossible, powerBack } from './vsphere/undo-rules.js';
 import { quoted } from './quote.js';
+import { guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type PinnedCheckpointRef } from '../undo/guest-file-restore.js';
+import type { GuestPath } from '../core/undo-item.js';
 
 /** One item of the original change, and what this undo will do with it. */
 interface PlannedItem {
@@ -28,6 +30,8 @@ interface PlannedItem {
 interface UndoResolution extends Resolution {
   undoOf: string;
   plan: PlannedItem[];
+  /** The checkpoint pinned before the undone change: where guest files come back from. */
+  pinned: PinnedCheckpointRef;
 }
 
 const ItemResult = z.looseObject({ id: z.string(), status: z.enum(['done', 'failed', 'not_possible', 'skipped']), says: z.string() });
@@ -50,14 +54,17 @@ async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promi
   if (busy) throw new AppError('invalid_state', `Undo ${busy.id} of change ${rec.id} is still running.`, { hint: `Follow it with get_change(change_id="${busy.id}").` });
   const doneBy = new Map<string, string>();
   for (const u of earlier) for (const r of u.undo_results ?? []) if (r.status === 'done' || r.status === 'skipped') doneBy.set(r.id, r.done_by ?? u.id);
-  const plan: PlannedItem[] = rec.inverse.map((item) => {
-    const by = doneBy.get(item.id);
-    if (by) return { item, plan: 'skip', done_by: by };
+  const inverse = await withFilePlan(ctx, rec, rec.inverse.filter((i) => !doneBy.has(i.id)));
+  const plan: PlannedItem[] = rec.inverse.map((recorded) => {
+    const by = doneBy.get(recorded.id);
+    if (by) return { item: recorded, plan: 'skip', done_by: by };
+    const item = inverse.get(recorded.id) ?? recorded;
     return { item, plan: item.possible ? 'run' : 'not_possible' };
   });
   if (!plan.some((p) => p.plan === 'run')) throw await nothingToRun(ctx, rec, plan);
   const runs = plan.filter((p) => p.plan === 'run');
-  const vms = uniqueVms(runs.map((p) => p.item.vm));
+  const vms = uniqueVms(runs.map((p) => p.item.vm)).filter((vm) => vm.moid);
+  const files = runs.flatMap((p) => (p.item.inverse.kind === 'guest_file' ? [p.item.inverse.touched] : []));
   const counts = `${runs.length} to put back${plan.some((p) => p.plan === 'not_possible') ? `, ${plan.filter((p) => p.plan === 'not_possible').length} not possible` : ''}${doneBy.size ? `, ${plan.filter((p) => p.plan === 'skip').length} already done` : ''}`;
   return {
     targets: [{ name: rec.target.name, host: rec.target.host, tags: rec.target.tags }],
@@ -65,7 +72,32 @@ async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promi
     summary: `undo change ${rec.id} (${rec.tool} on target ${quoted(rec.target.name)}): ${counts}${runs.some((p) => p.item.destructive) ? '; DESTRUCTIVE: it deletes or reverts what the change made' : ''}`,
     undoOf: rec.id,
     plan,
+    pinned: checkpointRef(rec),
+    // The files this undo writes: recorded as its own before-state, so it can be undone in turn.
+    ...(files.length ? { guestPaths: files as UndoResolution['guestPaths'] } : {}),
   };
+}
+
+/**
+ * Guest-file items as the put-back would do them now (can the server write and read back, is the
+ * checkpoint still in the journal, can a ZVM mount it): one plan for all of them.
+ */
+async function withFilePlan(ctx: CallContext, rec: ChangeRecord, items: UndoItem[]): Promise<Map<string, UndoItem>> {
+  const out = new Map<string, UndoItem>();
+  const files = items.filter((i) => i.inverse.kind === 'guest_file');
+  if (!files.length) return out;
+  const paths = files.map((i) => (i.inverse as { touched: GuestPath }).touched);
+  const planned = await planGuestFileRestore(paths as Parameters<typeof planGuestFileRestore>[0], checkpointRef(rec), guestFileDepsOf(ctx.services), { signal: ctx.signal });
+  for (const [n, item] of files.entries()) {
+    const p = planned.find((x) => x.path === paths[n]!.path);
+    if (p) out.set(item.id, { ...item, possible: p.possible, cost: p.cost, ...(p.reason ? { reason: p.reason } : {}) });
+  }
+  return out;
+}
+
+function checkpointRef(rec: ChangeRecord): PinnedCheckpointRef {
+  const cp = rec.checkpoint as Partial<PinnedCheckpointRef> | undefined;
+  return { status: cp?.status ?? 'off', change_id: cp?.change_id ?? rec.id, checkpoints: cp?.checkpoints ?? [], ...(cp?.tag ? { tag: cp.tag } : {}), ...(cp?.tags ? { tags: cp.tags } : {}) };
 }
 
 /** Each item as the proposal and the person's question list it. */
@@ -143,12 +175,31 @@ function redo(item: UndoItem, before: BeforeState | undefined): UndoItem {
   return notPossible(item.vm, `undo of ${item.id}`, why);
 }
 
+/** Every guest-file item to run, in one put-back (one FLR mount per VM); results by item id. */
+async function putBackFiles(r: UndoResolution, ctx: CallContext): Promise<Map<string, UndoItemResult>> {
+  const out = new Map<string, UndoItemResult>();
+  const items = r.plan.filter((p) => p.plan === 'run' && p.item.inverse.kind === 'guest_file').map((p) => p.item);
+  if (!items.length) return out;
+  const paths = items.map((i) => (i.inverse as { touched: GuestPath }).touched) as Parameters<typeof putBackGuestFiles>[0];
+  const results = await putBackGuestFiles(paths, r.pinned, guestFileDepsOf(ctx.services), { signal: ctx.signal, ...(ctx.change ? { running: ctx.change.running } : {}) });
+  for (const [n, item] of items.entries()) {
+    const res = results.find((x) => x.path === paths[n]!.path) ?? { status: 'failed' as const, reason: 'no outcome was recorded for this path' };
+    const status = res.status === 'removed' ? 'done' : res.status;
+    out.set(item.id, {
+      id: item.id, status, says: res.status === 'removed' ? `removed ${JSON.stringify(paths[n]!.path)}: it did not exist at the checkpoint` : item.says,
+      ...(res.reason ? { reason: res.reason } : {}), ...('sha256' in res && res.sha256 ? { sha256: res.sha256 } : {}),
+    });
+  }
+  return out;
+}
+
 const undoOfUndo: UndoRule<{ change_id: string }, UndoResolution> = {
   how: 'undo_change on this undo puts back what it replaces (power, CPU/memory, placement, ISO)',
   before: (_args, r, ctx) => undoBefore(r, ctx),
   inverse({ before, result }) {
     const done = ((result?.items as UndoItemResult[] | undefined) ?? []).filter((i) => i.status === 'done').map((i) => i.id);
-    const items = ((result?.ran as UndoItem[] | undefined) ?? []).filter((i) => done.includes(i.id));
+    // Guest files this undo wrote come back through its own guest paths (the pipeline adds them).
+    const items = ((result?.ran as UndoItem[] | undefined) ?? []).filter((i) => done.includes(i.id) && i.inverse.kind !== 'guest_file');
     return items.map((i) => redo(i, before));
   },
 };
@@ -171,8 +222,15 @@ export const undoChange = defineTool({
   async execute(_args, r, ctx) {
     const results: UndoItemResult[] = [];
     const ran: UndoItem[] = [];
+    const files = await putBackFiles(r, ctx);
     for (const p of r.plan) {
       const { item } = p;
+      const file = files.get(item.id);
+      if (file) {
+        results.push(file);
+        if (file.status === 'done') ran.push(item);
+        continue;
+      }
       if (p.plan === 'skip') {
         results.push({ id: item.id, status: 'skipped', says: item.says, done_by: p.done_by! });
         continue;
