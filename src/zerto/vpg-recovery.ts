@@ -11,6 +11,7 @@
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';
+import { sleep } from './sleep.js';
 import { waitForTask, type TaskOutcome } from './task-wait.js';
 
 export type VpgRecoveryMode = 'clone' | 'failover_test';
@@ -81,11 +82,12 @@ export async function stopVpgFailoverTest(client: ZvmClient, args: { vpgId: stri
   } catch (err) {
     return startFailure(client, args, 'failover test stop', err);
   }
-  const outcome = await waitForTask(client, taskId, { deadline: Date.now() + args.timeoutMs, pollMs: args.pollMs, signal: args.signal });
+  const deadline = Date.now() + args.timeoutMs;
+  const outcome = await waitForTask(client, taskId, { deadline, pollMs: args.pollMs, signal: args.signal });
   if (outcome.kind === 'completed') return { status: 'done', task_id: taskId };
-  if (outcome.kind === 'gone' || outcome.kind === 'unreadable') {
-    const test = await runningTest(client, args.vpgId, args.signal);
-    if (test === false) return { status: 'done', task_id: taskId };
+  // A stop task the ZVM will not show: the stop is done once the VPG no longer shows the test.
+  if ((outcome.kind === 'gone' || outcome.kind === 'unreadable') && (await testEnds(client, args.vpgId, deadline, args.pollMs, args.signal))) {
+    return { status: 'done', task_id: taskId };
   }
   const why = outcome.kind === 'failed' ? outcome.reason : outcome.kind === 'timeout' ? `still running after ${Math.round(args.timeoutMs / 1000)} s` : 'the ZVM would not show the stop task';
   return { status: 'failed', failure: outcome.kind === 'failed' ? 'task_failed' : outcome.kind === 'timeout' ? 'timeout' : 'unknown', task_id: taskId, started: true, reason: `Stopping the failover test of VPG '${args.vpgName}': ${why}.` };
@@ -96,6 +98,16 @@ export async function runningTest(client: ZvmClient, vpgId: string, signal?: Abo
   const vpg = await client.getVpg(vpgId, signal);
   if (vpg.ActiveProcessesApi === null || vpg.ActiveProcessesApi === undefined) return null;
   return !!vpg.ActiveProcessesApi.RunningFailOverTestApi;
+}
+
+/** Polls the VPG until it shows no test (true) or the deadline passes or the ZVM does not say (false). */
+async function testEnds(client: ZvmClient, vpgId: string, deadline: number, pollMs: number, signal?: AbortSignal): Promise<boolean> {
+  for (;;) {
+    const test = await runningTest(client, vpgId, signal);
+    if (test === false) return true;
+    if (test === null || Date.now() >= deadline) return false;
+    await sleep(Math.min(pollMs, deadline - Date.now()), signal);
+  }
 }
 
 function startFailure(client: ZvmClient, args: Pick<VpgRecoveryArgs, 'vpgName'>, what: string, err: unknown): VpgRecoveryResult {

@@ -79,6 +79,8 @@ describe('a VM deleted in vSphere', () => {
   let point: PinnedPoint;
   beforeAll(async () => {
     point = await pin('web-01', [VPG_APP], 'undo-deleted-1');
+    // The bad change: the guest's file is overwritten, then the VM is deleted.
+    lab.guests.write({ target: 'lab-vc1', moid: 'vm-102' }, '/etc/nginx/nginx.conf', 'broken;\n');
     await pool.run('lab-vc1', (c, call) => c.powerOff('vm-102', call));
     await pool.run('lab-vc1', (c, call) => c.destroy('vm-102', call));
     expect((await vmsOn('lab-vc1')).some((v) => v.moid === 'vm-102')).toBe(false);
@@ -105,6 +107,8 @@ describe('a VM deleted in vSphere', () => {
     const after = await vmsOn('lab-vc1');
     const added = after.filter((v) => !before.some((b) => b.moid === v.moid));
     expect(added.map((v) => [v.name, v.power_state])).toEqual([[expect.stringMatching(/^web-01-\d{14}$/), 'poweredOff']]);
+    // The clone is the VM as it was at the checkpoint, before the bad write.
+    expect(lab.guests.read({ target: 'lab-vc1', moid: added[0]!.moid }, '/etc/nginx/nginx.conf')?.toString()).toBe('worker_processes auto;\n');
     // vpg-app also protects app-01: vmIdentifiers kept the clone to web-01, and app-01 is as it was.
     expect(after.find((v) => v.moid === 'vm-101')).toEqual(before.find((v) => v.moid === 'vm-101'));
   });
@@ -244,6 +248,64 @@ describe('abort by signal', () => {
     };
     expect(await runJournalRecovery(option, deps, { signal: controller.signal })).toMatchObject({ status: 'failed', code: 'cancelled', reason: expect.stringContaining('nothing changed') });
     expect(zvm.state.recoveries.requests.length).toBe(asked);
+  });
+});
+
+describe('a ZVM that answers less than it should', () => {
+  it('a failover test whose tasks the ZVM will not show is judged by the VPG\'s ActiveProcessesApi, start and stop', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-hidden-tasks');
+    const test = optionsOf(await journalRecoveryOptions(WEB01, point, deps)).find((o) => o.mode === 'failover_test')!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    zvmFaults(zvm).taskRouteRefusesToken();
+    const signal = new AbortController().signal;
+    expect(await runJournalRecovery(test, deps, { signal })).toMatchObject({ status: 'done' });
+    expect(zvm.state.recoveries.tests.has(VPG_APP)).toBe(true);
+    expect(await stopJournalFailoverTest(test, deps, { signal })).toMatchObject({ status: 'done' });
+    expect(zvm.state.recoveries.tests.has(VPG_APP)).toBe(false);
+  });
+
+  it('a clone whose task the ZVM will not show is reported unknown, not done', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-hidden-clone');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    zvmFaults(lab.zvms.get('lab-zvm')!).taskRouteRefusesToken();
+    const res = await runJournalRecovery(clone, deps, { signal: new AbortController().signal });
+    expect(res).toMatchObject({ status: 'failed', code: 'unknown', produced: { task_id: expect.any(String) } });
+    expect(res.reason).toContain('would not show task');
+  });
+
+  it('a CloneStart answered 500 is not retried (a second POST would start a second clone)', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-500');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const from = lab.callLog.calls.at(-1)?.seq ?? 0;
+    zvmFaults(lab.zvms.get('lab-zvm')!).failRoute('POST /v1/vpgs/:id/CloneStart', 1, 500, 'Internal server error');
+    const res = await runJournalRecovery(clone, deps, { signal: new AbortController().signal });
+    expect(res).toMatchObject({ status: 'failed', code: 'unknown' });
+    expect(res.reason).toContain('check the Zerto UI for a running clone before asking again');
+    expect(lab.callLog.find('zvm:lab-zvm', 'POST /v1/vpgs/:id/CloneStart').filter((c) => c.seq > from)).toHaveLength(1);
+  });
+
+  it('a site that cannot be asked makes the options unknown (protection_unknown), never "not protected"', async () => {
+    zvmFaults(lab.zvms.get('lab-zvm')!).failRoute('GET /v1/vms', 10, 503);
+    await expect(journalRecoveryOptions(WEB01, { id: '1', time: new Date().toISOString() }, deps)).rejects.toMatchObject({ code: 'protection_unknown' });
+  });
+
+  it('a vCenter that cannot give the VmIdentifier still leaves the name and moid to find the VM', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-no-vcenter');
+    const failing: JournalRecoveryDeps = { ...deps, vmIdentifierOf: async () => { throw new Error('vCenter down'); } };
+    expect(optionsOf(await journalRecoveryOptions(WEB01, point, failing)).map((o) => o.mode)).toEqual(['clone', 'failover_test']);
+  });
+
+  it('cancelling a failover test while it starts stops it, and its test VM never stays', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-abort-test');
+    const test = optionsOf(await journalRecoveryOptions(WEB01, point, deps)).find((o) => o.mode === 'failover_test')!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    zvmFaults(zvm).slowTasks(800);
+    const controller = new AbortController();
+    const res = await runJournalRecovery(test, deps, { signal: controller.signal, running: () => setTimeout(() => controller.abort(), 100) });
+    expect(res).toMatchObject({ status: 'failed', code: 'cancelled' });
+    expect(res.reason).toContain('the test was stopped (FailoverTestStop accepted)');
+    await until(() => !zvm.state.recoveries.tests.has(VPG_APP));
+    expect((await vmsOn('lab-vc1')).some((v) => v.name === 'web-01 - testing recovery')).toBe(false);
   });
 });
 

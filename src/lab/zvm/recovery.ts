@@ -84,7 +84,7 @@ export class LabRecoveries {
     const run: LabCloneRun = { vpgId: vpg.id, task, checkpoint, vms: [] };
     this.clones.set(vpg.id, run);
     this.atEnd(task, () => {
-      run.vms = this.create(vpg, vmIds, (name) => cloneName(name, checkpoint.at), false);
+      run.vms = this.create(vpg, vmIds, checkpoint, (name) => cloneName(name, checkpoint.at), false);
     });
     return task;
   }
@@ -102,7 +102,7 @@ export class LabRecoveries {
     const test: LabFailoverTest = { vpgId: vpg.id, task, checkpoint, vms: [] };
     this.tests.set(vpg.id, test);
     this.atEnd(task, () => {
-      if (!test.stopTask) test.vms = this.create(vpg, vmIds, testVmName, true);
+      if (!test.stopTask) test.vms = this.create(vpg, vmIds, checkpoint, testVmName, true);
     }, () => this.tests.delete(vpg.id));
     return task;
   }
@@ -123,6 +123,14 @@ export class LabRecoveries {
     return task;
   }
 
+  private copyGuest(source: { target: string; moid: string }, copy: { target: string; moid: string }, vm: LabVm, at: number): void {
+    const guests = this.state.guests;
+    if (!guests.has(source)) return;
+    guests.sync();
+    guests.addVm(copy, vm.os);
+    for (const f of guests.listAt(source, at)) guests.write(copy, f.path, f.content);
+  }
+
   close(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
@@ -140,8 +148,11 @@ export class LabRecoveries {
     this.timers.add(timer);
   }
 
-  /** The VMs of a recovery: the VPG's VMs (those named, when any are) as new VMs in the recovery site's vCenter. */
-  private create(vpg: LabVpg, vmIds: string[], name: (vm: string) => string, powerOn: boolean): LabRecoveredVm[] {
+  /**
+   * The VMs of a recovery: the VPG's VMs (those named, when any are) as new VMs in the recovery
+   * site's vCenter, each guest holding its files as they were at the checkpoint.
+   */
+  private create(vpg: LabVpg, vmIds: string[], checkpoint: LabCheckpoint, name: (vm: string) => string, powerOn: boolean): LabRecoveredVm[] {
     const target = LAB_ZERTO_SITES.find((s) => s.name === vpg.recoverySite)?.recoveryTarget;
     const vcenter = target ? this.vcenterOf(target) : undefined;
     if (!target || !vcenter) return [];
@@ -151,7 +162,9 @@ export class LabRecoveries {
       if (vmIds.length > 0 && !vmIds.some((x) => x.toLowerCase() === id.toLowerCase())) continue;
       const from = 'cloudVm' in m ? cloudVmShape(m.cloudVm) : LAB_VCENTERS.find((v) => v.target === m.target)!.vms.find((v) => v.moid === m.moid)!;
       const vmName = name(from.name);
-      out.push({ of: id, target, name: vmName, moid: vcenter.register({ name: vmName, from, powerOn }) });
+      const moid = vcenter.register({ name: vmName, from, powerOn });
+      if (!('cloudVm' in m)) this.copyGuest({ target: m.target, moid: m.moid }, { target, moid }, from, checkpoint.at);
+      out.push({ of: id, target, name: vmName, moid });
     }
     return out;
   }
