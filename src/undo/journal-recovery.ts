@@ -142,6 +142,11 @@ export async function runJournalRecovery(option: JournalRecoveryOption, deps: Jo
   });
   const produced = producedBy(option, r, checkpoint, vmIdentifier, done);
   if (done.status === 'done') return { mode: option.mode, status: 'done', produced };
+  if (done.failure === 'refused') {
+    // The journal may have dropped the checkpoint between the lookup and the start.
+    const now = await checkpointOn(r, option.checkpoint, ctx.signal).catch(() => null);
+    if (now && 'gone' in now) return failed(`${done.reason} The checkpoint ${option.checkpoint.time} is no longer in the journal: ${now.gone}. Nothing was started.`, 'checkpoint_expired');
+  }
   return failed(done.reason, done.failure, done.started ? produced : undefined);
 }
 

@@ -194,6 +194,22 @@ describe('when Zerto cannot recover it', () => {
     expect(zvm.state.recoveries.requests.length).toBe(started);
   });
 
+  it('a checkpoint the journal drops while the start is on its way: the ZVM\'s refusal reads checkpoint_expired', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-race');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    zvmFaults(zvm).delayRoute('POST /v1/vpgs/:id/CloneStart', 400);
+    const from = lab.callLog.calls.at(-1)?.seq ?? 0;
+    const run = runJournalRecovery(clone, deps, { signal: new AbortController().signal });
+    // The request has reached the ZVM and waits there: the journal re-syncs meanwhile.
+    await until(() => lab.callLog.find('zvm:lab-zvm', 'POST /v1/vpgs/:id/CloneStart').some((c) => c.seq > from));
+    journalFaults(zvm.state.journal).resync(VPG_APP);
+    const res = await run;
+    expect(res).toMatchObject({ status: 'failed', code: 'checkpoint_expired' });
+    expect(res.reason).toContain(`Checkpoint ${clone.checkpoint.id} does not exist in the journal of VPG vpg-app`);
+    expect(res.reason).toMatch(/now starts at|does not say where its journal starts/);
+  });
+
   it('maps the ZVM\'s refusal to a failed result with its words, and a failed task to task_failed', async () => {
     const point = await pin('web-01', [VPG_APP], 'undo-refused');
     const options = optionsOf(await journalRecoveryOptions(WEB01, point, deps));
