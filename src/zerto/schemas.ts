@@ -115,7 +115,7 @@ export const Vpg = keyed({
   Entities: Entities.nullable().optional(),
   // Optional: a VPG row without it is still a VPG; only the journal's reach goes unknown.
   HistoryStatusApi: HistoryStatus.nullable().optional().catch(null),
-  // VpgActiveProcessesApi: a failover test in progress shows as a non-null RunningFailOverTestApi
+  // VpgActiveProcessesApi (R9): a failover test in progress shows as a non-null RunningFailOverTestApi
   // (its `Stage` vocabulary is undocumented). Unreadable reads as unknown, never as "no test".
   ActiveProcessesApi: keyed({ RunningFailOverTestApi: keyed({ Stage: str }).nullable().optional() }).nullable().optional().catch(null),
 });

@@ -56,7 +56,7 @@ export class LabZvmBehaviour {
    */
   cloudTaggedCheckpoints: 'refuse' | 'accept' = 'refuse';
   /**
-   * Whether CloneStart is accepted while the VPG runs a failover test. No source says; the lab
+   * Whether CloneStart is accepted while the VPG runs a failover test (R15). No source says; the lab
    * accepts by default (a clone reads the journal, a test writes to scratch volumes).
    */
   cloneDuringTest: 'allow' | 'refuse' = 'allow';

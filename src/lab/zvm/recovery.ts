@@ -43,12 +43,12 @@ export interface LabRecoveryRequest {
   body: unknown;
 }
 
-/** Zerto: "named with the names of the protected machines, with the timestamp of the checkpoint" (exact form unverified). */
+/** R10: "named with the names of the protected machines, with the timestamp of the checkpoint" (exact form unverified). */
 export function cloneName(vmName: string, checkpointAt: number): string {
   return `${vmName}-${new Date(Math.floor(checkpointAt)).toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
 }
 
-/** Zerto: test VMs are created at the recovery site "with the suffix testing recovery". */
+/** R11: test VMs are created at the recovery site "with the suffix testing recovery" (separator unverified). */
 export function testVmName(vmName: string): string {
   return `${vmName} - testing recovery`;
 }
@@ -71,7 +71,7 @@ export class LabRecoveries {
     return c && this.state.taskView(c.task).state === 1 ? c : undefined;
   }
 
-  /** The test's stage as ActiveProcessesApi.RunningFailOverTestApi.Stage shows it (vocabulary unverified). */
+  /** The test's stage as ActiveProcessesApi.RunningFailOverTestApi.Stage shows it (R9: vocabulary unverified). */
   testStage(vpgId: string): string | null {
     const t = this.tests.get(vpgId);
     if (!t) return null;
