@@ -18,6 +18,8 @@ export type RunningWork =
   | { kind: 'vsphere_task'; target: string; task: string }
   | { kind: 'flr_session'; site: string; session_id: string }
   | { kind: 'checkpoint_wait'; vms: string[] }
+  /** A Zerto task of a journal recovery (clone, failover test or its stop) on a VPG, at a configured site. */
+  | { kind: 'zerto_task'; site: string; task_id: string; vpg_id: string; operation: 'clone' | 'failover_test' | 'failover_test_stop' }
   | { kind: 'handler'; step: string };
 
 export interface ChangeProgress extends Record<string, unknown> {

@@ -107,6 +107,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     for (const site of opts.zerto === false ? [] : LAB_ZERTO_SITES.filter((s) => s.served)) {
       const zvm = await startLabZvm({
         site, guests, credentials: { ...LAB_CREDENTIALS }, clientSecret: LAB_ZERTO_CLIENT.secret, journal, callLog,
+        recoveryVcenter: (target) => vcenters.get(target)?.recovered,
         taskDurationMs: opts.zvmTaskMs ?? 300, autoCheckpointMs: opts.autoCheckpointMs ?? 2000,
       });
       zvms.set(site.name, zvm);
