@@ -40,6 +40,8 @@ export type Inverse =
   | { kind: 'revert_snapshot'; snapshot: NamedMoid }
   /** The file as it was at the pinned checkpoint, written back through the same downstream server. */
   | { kind: 'guest_file'; touched: GuestPath }
+  /** Zerto recovers the VM at the pinned checkpoint beside production (undo/journal-recovery.ts's option). */
+  | { kind: 'journal_recovery'; option: { mode: 'clone' | 'failover_test' } & Record<string, unknown> }
   /** Nothing in vSphere can replay it; `reason` says why and what still holds the state. */
   | { kind: 'none' };
 
@@ -57,6 +59,8 @@ export interface UndoItem {
   possible: boolean;
   /** Why not (possible: false). */
   reason?: string;
+  /** Not possible in vSphere, but the VM is in the journal: undo_change offers Zerto's recovery of it. */
+  journal?: boolean;
   /** The inverse itself discards something (deleting the clone, reverting to a snapshot). */
   destructive?: boolean;
   /** What running it costs (one vSphere task, a VM's current state...). */
@@ -73,6 +77,8 @@ export interface UndoItemResult {
   task?: string;
   /** guest_file: the sha256 of the file as put back (equal to the checkpoint's). */
   sha256?: string;
+  /** journal_recovery: what Zerto produced (the clone or test VM, on which site). */
+  produced?: Record<string, unknown>;
   /** `skipped`: the earlier undo that already did it. */
   done_by?: string;
 }

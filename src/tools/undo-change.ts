@@ -18,6 +18,7 @@ import { notPossible, powerBack } from './vsphere/undo-rules.js';
 import { quoted } from './quote.js';
 import { guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type PinnedCheckpointRef } from '../undo/guest-file-restore.js';
 import type { GuestPath } from '../core/undo-item.js';
+import { journalRecoveryOptions, runJournalRecovery, type JournalRecoveryDeps, type JournalRecoveryOption } from '../undo/journal-recovery.js';
 
 /** One item of the original change, and what this undo will do with it. */
 interface PlannedItem {
@@ -54,7 +55,8 @@ async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promi
   if (busy) throw new AppError('invalid_state', `Undo ${busy.id} of change ${rec.id} is still running.`, { hint: `Follow it with get_change(change_id="${busy.id}").` });
   const doneBy = new Map<string, string>();
   for (const u of earlier) for (const r of u.undo_results ?? []) if (r.status === 'done' || r.status === 'skipped') doneBy.set(r.id, r.done_by ?? u.id);
-  const inverse = await withFilePlan(ctx, rec, rec.inverse.filter((i) => !doneBy.has(i.id)));
+  const open = rec.inverse.filter((i) => !doneBy.has(i.id));
+  const inverse = new Map([...await withFilePlan(ctx, rec, open), ...await withJournalPlan(ctx, rec, open)]);
   const plan: PlannedItem[] = rec.inverse.map((recorded) => {
     const by = doneBy.get(recorded.id);
     if (by) return { item: recorded, plan: 'skip', done_by: by };
@@ -69,6 +71,8 @@ async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promi
   return {
     targets: [{ name: rec.target.name, host: rec.target.host, tags: rec.target.tags }],
     affected: [...vms.map((vm): AffectedObject => ({ type: 'vm', name: vm.name, moid: vm.moid, target: vm.target })), ...plan.map(itemObject)],
+    // The fresh checkpoint is for what the undo changes; a journal recovery leaves production as it is.
+    guardVms: uniqueVms(runs.filter((p) => p.item.inverse.kind !== 'journal_recovery').map((p) => p.item.vm)).filter((vm) => vm.moid),
     summary: `undo change ${rec.id} (${rec.tool} on target ${quoted(rec.target.name)}): ${counts}${runs.some((p) => p.item.destructive) ? '; DESTRUCTIVE: it deletes or reverts what the change made' : ''}`,
     undoOf: rec.id,
     plan,
@@ -93,6 +97,37 @@ async function withFilePlan(ctx: CallContext, rec: ChangeRecord, items: UndoItem
     if (p) out.set(item.id, { ...item, possible: p.possible, cost: p.cost, ...(p.reason ? { reason: p.reason } : {}) });
   }
   return out;
+}
+
+/**
+ * What vSphere cannot replay but the journal holds (a deleted VM, a disk gone without a
+ * snapshot): Zerto's recovery of the VM at the pinned checkpoint, a clone beside production
+ * first. Without Zerto or a pinned checkpoint the item stays not possible, saying so.
+ */
+async function withJournalPlan(ctx: CallContext, rec: ChangeRecord, items: UndoItem[]): Promise<Map<string, UndoItem>> {
+  const out = new Map<string, UndoItem>();
+  const deps = journalDepsOf(ctx);
+  for (const item of items.filter((i) => i.journal && !i.possible)) {
+    const cp = checkpointRef(rec).checkpoints.find((c) => c.vm === undefined || c.vm === item.vm.name);
+    if (!deps || !cp) continue;
+    const offer = await journalRecoveryOptions(item.vm, { id: cp.checkpoint_id, time: cp.timestamp, ...(cp.tag ?? rec.checkpoint?.tag ? { tag: String(cp.tag ?? rec.checkpoint?.tag) } : {}) }, deps, { signal: ctx.signal });
+    if ('not_possible' in offer) {
+      out.set(item.id, { ...item, reason: `${item.reason ?? ''}; journal recovery: ${offer.not_possible}` });
+      continue;
+    }
+    const option = offer.options[0]!;
+    out.set(item.id, {
+      ...item, inverse: { kind: 'journal_recovery', option: option as unknown as { mode: 'clone' } & Record<string, unknown> }, possible: true, from: 'checkpoint',
+      says: `Zerto ${option.mode === 'clone' ? 'clones' : 'test-fails over'} ${quoted(item.vm.name)} at the checkpoint pinned before the change: ${option.produces}`,
+      cost: option.mode === 'clone' ? 'a Zerto clone task on the recovery site (the VM\'s disks are copied from the journal)' : 'a failover test that runs until it is stopped',
+    });
+  }
+  return out;
+}
+
+function journalDepsOf(ctx: CallContext): JournalRecoveryDeps | undefined {
+  const zerto = ctx.services.ext.zerto;
+  return zerto ? { sites: zerto.sites, pollIntervalMs: zerto.pollIntervalMs } : undefined;
 }
 
 function checkpointRef(rec: ChangeRecord): PinnedCheckpointRef {
@@ -237,6 +272,13 @@ export const undoChange = defineTool({
       }
       if (p.plan === 'not_possible') {
         results.push({ id: item.id, status: 'not_possible', says: item.says, reason: item.reason ?? 'not possible' });
+        continue;
+      }
+      if (item.inverse.kind === 'journal_recovery') {
+        const res = await runJournalRecovery(item.inverse.option as unknown as JournalRecoveryOption, journalDepsOf(ctx)!, { signal: ctx.signal, ...(ctx.change ? { running: ctx.change.running } : {}) });
+        if (res.status === 'done') ran.push(item);
+        results.push({ id: item.id, status: res.status, says: item.says, ...(res.reason ? { reason: res.reason } : {}), ...(res.produced ? { produced: res.produced } : {}) });
+        ctx.change?.note({ undo_results: results });
         continue;
       }
       try {

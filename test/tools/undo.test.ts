@@ -175,14 +175,24 @@ describe('undo goes through the pipeline like any change', () => {
     expect(vmState(h, 'vm-103').powerState).toBe('poweredOn');
   });
 
-  it('a change that declares it cannot be undone in vSphere, whose checkpoint the journal dropped, names the journal\'s earliest point', async () => {
+  it('a deleted VM: undo_change runs Zerto\'s clone of it at the pinned checkpoint, named for what it is', async () => {
+    ok(await h.call('power_off_vm', { target: 'lab-vc1', vm: 'win-app-01', hard: true }));
+    const { confirm } = await proposeAndConfirm(h, 'delete_vm', { target: 'lab-vc1', vm: 'win-app-01' });
+    const del = (ok(confirm) as Rec).result as Rec;
+    expect(vmExists(h, 'vm-104')).toBe(false);
+    const { result } = await undo(del.audit_id);
+    expect(result.items).toEqual([expect.objectContaining({ id: 'deletion:vm-104', status: 'done', produced: expect.objectContaining({ clone_of: 'win-app-01', production_untouched: true }) })]);
+  }, 60_000);
+
+  it('a deleted VM: journal recovery is offered; once the journal dropped the checkpoint, the error names the journal\'s earliest point', async () => {
     ok(await h.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true }));
     const { confirm } = await proposeAndConfirm(h, 'delete_vm', { target: 'lab-vc1', vm: 'web-01' });
     const del = (ok(confirm) as Rec).result as Rec;
     expect(vmExists(h, 'vm-102')).toBe(false);
-    const held = errorOf(await h.call('undo_change', { change_id: del.audit_id }));
-    expect(held.code).toBe('invalid_state');
-    expect(held.hint).toMatch(/still holds the state/);
+    // The journal still holds the VM: the proposal offers Zerto's clone of it, production untouched.
+    const offer = ok(await h.call('undo_change', { change_id: del.audit_id })) as Rec;
+    expect(itemsOf(offer)).toEqual([expect.objectContaining({ id: 'deletion:vm-102', from: 'checkpoint', plan: 'run', name: expect.stringMatching(/clone of 'web-01'.*production untouched/) })]);
+    ok(await h.call('cancel_action', { token: offer.token }));
 
     const zvm = h.lab.zvms.get('lab-zvm')!;
     journalFaults(zvm.state.journal).resync(VPG_APP);

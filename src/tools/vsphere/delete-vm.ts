@@ -65,7 +65,7 @@ export const deleteVm = defineTool({
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
-  undo: goneUndo('deletion', 'a deleted VM cannot be brought back from vSphere'),
+  undo: goneUndo('deletion', 'a deleted VM cannot be brought back from vSphere', true),
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),

@@ -51,9 +51,12 @@ export const resetUndo: UndoRule<Record<string, unknown>, VmChange> = {
   inverse: ({ resolution }) => [notPossible(bound(resolution.vm), 'reset', 'a reset cannot be taken back: the guest lost what it had in memory')],
 };
 
-/** An item vSphere cannot replay, saying what still holds the state. */
-export function notPossible(vm: UndoVm, what: string, why: string): UndoItem {
-  return { id: `${what}:${vm.moid}`, vm, inverse: { kind: 'none' }, says: `undo the ${what} of ${label(vm)}`, from: 'checkpoint', possible: false, reason: `${why}; ${JOURNAL}`, cost: 'none' };
+/**
+ * An item vSphere cannot replay, saying what still holds the state. `journal`: the VM itself is
+ * lost or broken beyond vSphere (deleted, a disk gone), so undo_change offers Zerto's recovery.
+ */
+export function notPossible(vm: UndoVm, what: string, why: string, journal = false): UndoItem {
+  return { id: `${what}:${vm.moid}`, vm, inverse: { kind: 'none' }, says: `undo the ${what} of ${label(vm)}`, from: 'checkpoint', possible: false, reason: `${why}; ${JOURNAL}`, cost: 'none', ...(journal ? { journal } : {}) };
 }
 
 interface ReconfigureArgs {
@@ -169,7 +172,7 @@ export const isoUndo: UndoRule<Record<string, unknown>, VmChange & { cdrom: { ke
 export function revertItems(vms: UndoVm[], before: BeforeState | undefined, safety: SafetySnapshot[], what: string): UndoItem[] {
   return vms.flatMap((vm): UndoItem[] => {
     const snap = safety.find((s) => s.vm_moid === vm.moid);
-    if (!snap) return [notPossible(vm, what, 'no safety snapshot was taken (auto_snapshot_before_destroy is off for this target)')];
+    if (!snap) return [notPossible(vm, what, 'no safety snapshot was taken (auto_snapshot_before_destroy is off for this target)', true)];
     const power = powerBack(before?.vms.find((b) => b.vm.moid === vm.moid), vm);
     return [
       {
@@ -192,8 +195,11 @@ export function revertUndo(what: string): UndoRule<Record<string, unknown>, VmCh
 }
 
 /** delete_vm, unregister_vm, delete_snapshot: vSphere cannot replay them. */
-export function goneUndo(what: string, why: string): UndoRule<Record<string, unknown>, VmChange> {
-  return { how: `not undoable in vSphere (${why})`, inverse: ({ resolution }) => [notPossible(bound(resolution.vm), what, why)] };
+export function goneUndo(what: string, why: string, journal = false): UndoRule<Record<string, unknown>, VmChange> {
+  return {
+    how: `not undoable in vSphere (${why})${journal ? '; Zerto can recover the VM beside production' : ''}`,
+    inverse: ({ resolution }) => [notPossible(bound(resolution.vm), what, why, journal)],
+  };
 }
 
 /** The VMs of a resolution, as items name them. */
@@ -218,6 +224,6 @@ export const bulkUndo: UndoRule<{ action: string }, Resolution> = {
     const vms = vmsOf(resolution);
     if (args.action === 'revert_to_current_snapshot') return revertItems(vms, before, safety, 'revert');
     const why = args.action === 'delete_vm' ? 'a deleted VM cannot be brought back from vSphere' : 'deleted snapshots cannot be recreated as they were';
-    return vms.map((vm) => notPossible(vm, args.action, why));
+    return vms.map((vm) => notPossible(vm, args.action, why, args.action === 'delete_vm'));
   },
 };

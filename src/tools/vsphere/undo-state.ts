@@ -64,6 +64,7 @@ export async function applyInverse(ctx: CallContext, item: UndoItem): Promise<{ 
       case 'revert_snapshot':
         return { task: (await client.revertToSnapshot(inv.snapshot.moid, { suppressPowerOn: true }, wait)).task };
       case 'guest_file':
+      case 'journal_recovery':
       case 'none':
         throw new AppError('internal', `item ${item.id} has no vSphere inverse to run`);
     }
