@@ -203,3 +203,29 @@ describe('undo goes through the pipeline like any change', () => {
     expect(gone.message).toContain(earliest);
   });
 });
+
+describe('no before-state, no change', () => {
+  it('a confirmed revert whose before-state cannot be read (vCenter gone) is refused before executing: nothing changed', async () => {
+    // No guard (checkpoint: off), so the before-state is the first step to need vCenter.
+    let p: Rec = {};
+    let refused: ReturnType<typeof errorOf> | undefined;
+    const vc = h.lab.vcenters.get('lab-vc1')!;
+    let snapshotsBefore = 0;
+    await h.withPolicy(TEST_POLICY, async () => {
+      ok(await h.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'fail-closed-point' }));
+      p = ok(await h.call('revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: 'fail-closed-point' })) as Rec;
+      snapshotsBefore = vmState(h, 'vm-103').snapshots.length;
+      await vc.faults.unreachable();
+      try {
+        refused = errorOf(await h.call('confirm_action', { token: p.token as string }));
+      } finally {
+        await vc.faults.reachable();
+      }
+    });
+    expect(refused!.message).toMatch(/state before the change could not be read.*the change was not made/);
+    const id = (h.auditLines().find((l) => l.proposal_id === p.proposal_id) as Rec).id as string;
+    expect(lines(id).map((l) => l.phase)).not.toContain('executing');
+    expect(lines(id).find((l) => l.phase === 'denied')).toMatchObject({ decision: { rule: 'undo:before-state' } });
+    expect(vmState(h, 'vm-103').snapshots.length).toBe(snapshotsBefore);
+  }, 60_000);
+});
