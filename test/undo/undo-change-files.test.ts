@@ -5,10 +5,11 @@
 // puts the bad version back from the undo's own checkpoint. The put-back's mechanics are
 // test/undo/guest-file-restore.test.ts's subject.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
+import { guestfsDownstream } from '../../src/lab/lab-mode.js';
 import { ok, ORIGINAL_CONF } from '../tools/zerto/support.js';
 import { proposeAndConfirm } from '../tools/vsphere-change/support.js';
 
@@ -17,7 +18,13 @@ const POLICY = 'defaults: { approval: single, read: allow, mutate: allow, destru
 let h: LabHarness;
 let root: string;
 beforeAll(async () => {
-  h = await startLabHarness({ zvmTaskMs: 50, taskMs: 20, policyYaml: POLICY, checkpointTimeoutMs: 5_000, guestfs: true, downstreamBackoffMs: 50 });
+  h = await startLabHarness({
+    zvmTaskMs: 50, taskMs: 20, policyYaml: POLICY, checkpointTimeoutMs: 5_000, guestfs: true, downstreamBackoffMs: 50,
+    // The same guest folder through the filesystem server with every tool: move_file touches two paths.
+    editConfig: (lab) => {
+      lab.config.app.downstream.push({ ...guestfsDownstream(lab.guestFolder!.root, null), name: 'fsall' });
+    },
+  });
   await h.client.listTools();
   root = h.lab.guestFolder!.root;
 }, 120_000);
@@ -78,5 +85,22 @@ describe('undo_change of gateway file changes', () => {
     const changeId = h.auditLines().filter((l) => l.tool === 'guestfs__write_file' && l.phase === 'executing').at(-1)!.id as string;
     const { result } = await undo(changeId);
     expect(result.items).toEqual([expect.objectContaining({ status: 'not_possible', reason: expect.stringMatching(/did not exist at the checkpoint|remove/i) })]);
+  }, 120_000);
+
+  it('a change of two files where one put-back fails: one done, one failed; the retry runs what is not done', async () => {
+    ok(await h.call('fsall__move_file', { source: join(root, 'etc/app.conf'), destination: join(root, 'etc/app.conf.moved') }));
+    const changeId = h.auditLines().filter((l) => l.tool === 'fsall__move_file' && l.phase === 'executing').at(-1)!.id as string;
+    // Something else made the source a folder since: the server cannot write the file back there.
+    mkdirSync(join(root, 'etc/app.conf'));
+    const first = await undo(changeId);
+    const byPath = (r: Rec) => Object.fromEntries((r.items as Rec[]).map((i) => [i.id.split(':').at(-1), i.status]));
+    expect(byPath(first.result)).toEqual({ '/etc/app.conf': 'failed', '/etc/app.conf.moved': 'not_possible' });
+    expect(first.result.message).toMatch(/again: it runs only what is not done/);
+
+    rmSync(join(root, 'etc/app.conf'), { recursive: true });
+    const second = await undo(changeId);
+    expect(byPath(second.result)['/etc/app.conf']).toBe('done');
+    expect(conf()).toBe(ORIGINAL_CONF);
+    rmSync(join(root, 'etc/app.conf.moved'), { force: true });
   }, 120_000);
 });
