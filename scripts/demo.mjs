@@ -3,7 +3,8 @@
 // real MCP client over stdio, and show that the Zerto journal undoes a bad change to a guest file
 // made through another MCP server, the real filesystem server, put behind this one (the gateway):
 //   find protection -> bad write through guestfs (checkpoint pinned automatically, first)
-//   -> human confirms the recovery from that tag -> the original bytes are back (sha256 equal)
+//   -> undo_change(change_id) proposes putting the file back -> a human confirms -> the file in
+//   the guest is the original again (read back through guestfs, sha256 equal)
 // Exits non-zero if any step fails. `npm run demo` runs it; `npm test` runs it too.
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -97,7 +98,7 @@ async function main() {
       for (const v of r.vpgs) out(`    VPG ${v.name}: locally replicated=${v.locally_replicated}, FLR possible=${v.flr_possible}`);
     });
 
-    const tag = await run('The agent writes a bad config with guestfs__write_file: the gateway pins a checkpoint first, then forwards', async () => {
+    const bad = await run('The agent writes a bad config with guestfs__write_file: the gateway pins a checkpoint first, then forwards', async () => {
       const r = await callRaw(client, 'guestfs__write_file', { path: file, content: BAD, change_id: changeId });
       const facts = r._meta?.['zerto-rewind/gateway'];
       if (facts?.checkpoint?.status !== 'checkpointed') throw new Error(`expected a checkpoint before the write: ${JSON.stringify(r)}`);
@@ -107,31 +108,30 @@ async function main() {
       const now = await callRaw(client, 'guestfs__read_text_file', { path: file });
       out(quote(textOf(now.content[0])));
       if (textOf(now.content[0]) === original) throw new Error('the bad write did not land');
-      return facts.checkpoint.tag;
+      out(`    change_id: ${facts.audit_id}`);
+      return { changeId: facts.audit_id };
     });
 
-    const proposal = await run('Propose recovering the file from that tag (two-phase: nothing happens yet)', async () => {
-      const r = await call(client, 'zerto_recover_file', { vm: VM, path: PATH, tag });
+    const proposal = await run(`undo_change(change_id) proposes the inverse, item by item (two-phase: nothing happens yet)`, async () => {
+      const r = await call(client, 'undo_change', { change_id: bad.changeId });
       out(`    ${r.summary}`);
-      out(`    ${r.note}`);
+      for (const item of r.affected.filter((a) => a.type === 'undo_item')) out(`    - ${item.name} [${item.plan}; from ${item.from}]`);
       return r;
     });
 
-    const recovered = await run('A human confirms (confirm_action), and the file comes back from the journal', async () => {
+    const undone = await run('A human confirms (confirm_action): the file comes back from the journal and is written into the guest through guestfs', async () => {
       const r = await call(client, 'confirm_action', { token: proposal.token });
-      const res = r.result;
-      out(`    ${res.guest_path} at checkpoint ${res.checkpoint.id} (${res.checkpoint.timestamp}): ${res.size} bytes, sha256 ${res.sha256.slice(0, 16)}...`);
-      out(`    FLR session ${res.session_id}: ${res.unmount.status}`);
-      out(quote(res.content));
-      return res;
+      for (const item of r.result.items) out(`    ${item.status}: ${item.says}${item.sha256 ? ` (sha256 ${item.sha256.slice(0, 16)}...)` : ''}${item.reason ? ` - ${item.reason}` : ''}`);
+      if (r.result.items.some((i) => i.status !== 'done')) throw new Error(`not every item was undone: ${JSON.stringify(r.result.items)}`);
+      return r.result;
     });
 
-    await run('The recovered bytes equal the original (sha256)', async () => {
-      if (recovered.sha256 !== sha256(original) || recovered.content !== original) {
-        throw new Error(`recovered content differs from the original:\n${recovered.content}`);
-      }
-      out(`    sha256 ${recovered.sha256} = ${sha256(original)}`);
-      out('    identical: the journal was the undo button, and the gateway made sure the checkpoint existed.');
+    await run(`${PATH} in the guest equals the original again (read back through guestfs, sha256)`, async () => {
+      const now = textOf((await callRaw(client, 'guestfs__read_text_file', { path: file })).content[0]);
+      out(quote(now));
+      if (now !== original || sha256(now) !== sha256(original)) throw new Error(`the guest file differs from the original:\n${now}`);
+      out(`    sha256 ${sha256(now)} = ${sha256(original)} (the original)`);
+      out(`    the undo is itself a change: undo_change(change_id="${undone.audit_id}") would put the bad write back.`);
     });
   } finally {
     await client.close();

@@ -199,7 +199,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(vsphere ? { vsphere } : {}),
       ...(locator ? { locator } : {}),
       ...(zerto ? { zerto } : {}),
-      ...(gateway ? { downstream: gateway.manager } : {}),
+      ...(gateway ? { downstream: { serverOf: (tool: string) => gateway!.manager.serverOf(tool), guestFiles: gateway.guestFiles } } : {}),
       catalog,
       ...(opts.fanOutTimeoutMs ? { fanOutTimeoutMs: opts.fanOutTimeoutMs } : {}),
     },

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { resolveRelative } from './paths.js';
 import type { ConfigProblem } from './problems.js';
+import { DownstreamUndoFields, guestFileSpec, type GuestFileSpec } from './downstream-undo.js';
 
 /** Server names become the `<server>__` prefix of re-exported tools, so no `__` inside one and no trailing `_`. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
@@ -29,6 +30,7 @@ export const DownstreamEntrySchema = z
       .describe('The most a call may run, progress or not (progress restarts call_timeout_seconds, never this); default 4 x call_timeout_seconds.'),
     max_tools: z.number().int().min(1).max(2_000).default(300)
       .describe('A listing with more tools is refused as a whole (the server then exposes its previous tools, or none).'),
+    ...DownstreamUndoFields,
   })
   .strict()
   .refine((d) => (d.command === undefined) !== (d.url === undefined), { message: 'give either command (a stdio server) or url (Streamable HTTP), not both or neither' })
@@ -54,6 +56,8 @@ export interface DownstreamServerConfig {
   callTotalTimeoutMs: number;
   /** A tools/list with more tools is refused. */
   maxTools: number;
+  /** Which arguments name guest paths, and the tools that put a file back (config/downstream-undo.ts). */
+  guestFiles?: GuestFileSpec;
 }
 
 /** A call's total bound when config.json gives none: progress may stretch a call this far. */
@@ -93,6 +97,7 @@ export function expandDownstream(entries: DownstreamEntry[], env: Record<string,
       if ((referenced || SECRET_KEY.test(key)) && value) secretValues.push(value);
       expanded[key] = value;
     }
+    const guestFiles = guestFileSpec(d, d, { file, path: `downstream[${i}]` }, problems);
     return {
       name: d.name, args: d.args, env: expanded,
       startupTimeoutMs: d.startup_timeout_seconds * 1000, callTimeoutMs: d.call_timeout_seconds * 1000,
@@ -102,6 +107,7 @@ export function expandDownstream(entries: DownstreamEntry[], env: Record<string,
       ...(d.url ? { url: d.url } : {}),
       ...(d.vm ? { vm: d.vm } : {}),
       ...(d.tools ? { tools: d.tools } : {}),
+      ...(guestFiles ? { guestFiles } : {}),
     };
   });
   return { servers, secretValues, problems };

@@ -23,9 +23,11 @@ export function approvalQuestion(p: QuestionSource): string {
 }
 
 /** What undo will be possible, from what the pipeline does before the change. */
-export function undoSentence(opts: { checkpointVpgs: string[]; safetySnapshot: boolean; dryRun: boolean }): string {
+export function undoSentence(opts: { checkpointVpgs: string[]; safetySnapshot: boolean; dryRun: boolean; undoChange?: string }): string {
   if (opts.dryRun) return 'nothing to undo: this is a dry run, nothing will change.';
   const ways = [
+    // What the tool's undo declaration records before it runs (tools/define.ts, UndoRule).
+    ...(opts.undoChange ? [`undo_change(change_id): ${opts.undoChange}`] : []),
     ...(opts.safetySnapshot ? ['revert each VM to the safety snapshot taken just before the change'] : []),
     ...(opts.checkpointVpgs.length ? [`recover from the tagged Zerto checkpoint pinned on ${opts.checkpointVpgs.map((v) => JSON.stringify(v)).join(', ')} just before the change`] : []),
   ];

@@ -43,6 +43,8 @@ export interface AuditRecord {
   approval?: ApprovalReceipt;
   /** The MCP client's W3C trace context for this call, so its trace and this line join up. */
   traceparent?: string;
+  /** On every line of an undo_change: the change_id it undoes. */
+  undo_of?: string;
 }
 
 export interface AuditWriteOptions {
@@ -212,6 +214,7 @@ export function auditBody(record: AuditRecord, at: Date, secrets: readonly strin
     ...(record.via !== undefined ? { via: record.via } : {}),
     ...(record.proposal_id !== undefined ? { proposal_id: record.proposal_id } : {}),
     ...(record.traceparent !== undefined ? { traceparent: record.traceparent } : {}),
+    ...(record.undo_of !== undefined ? { undo_of: record.undo_of } : {}),
     ...(record.args !== undefined ? { args: shallow(record.args) } : {}),
     decision: record.decision ?? null,
     ...(record.detail !== undefined ? { detail: shallow(record.detail) } : {}),

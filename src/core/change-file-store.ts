@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import { applyPatch, FINISHED_STATES, type ChangePatch, type ChangeRecord, type ChangeStore } from './change-record.js';
+import { applyPatch, byStart, FINISHED_STATES, type ChangePatch, type ChangeRecord, type ChangeStore } from './change-record.js';
 import { isProcessAlive } from './process-alive.js';
 import { withFileLock } from './state-lock.js';
 
@@ -55,6 +55,10 @@ export class FileChangeStore implements ChangeStore {
       return { ...r, owner: this.owner, updated_at: this.now().toISOString() };
     }));
     return taken;
+  }
+
+  async undosOf(id: string): Promise<ChangeRecord[]> {
+    return this.load().filter((r) => r.undo_of === id).sort(byStart);
   }
 
   async close(): Promise<void> {}

@@ -3,9 +3,11 @@
 // instance in central mode, and by the next process after a crash. The record holds facts, each
 // once: who asked for what on which objects, what is running right now (a vSphere task, an FLR
 // session, a checkpoint wait), the last progress, the outcome, and the checkpoint pinned for it.
-// `before` is the slot for the object's state before the change (what an undo would put back); it
-// is not filled yet.
+// `before` is the objects' state before the change, read before it ran, and `inverse` the items
+// that undo it, derived when it ended; an undo's own record says which change it undoes and how
+// each item ended (core/undo-item.ts).
 import type { PublicError } from './errors.js';
+import type { BeforeState, UndoItem, UndoItemResult } from './undo-item.js';
 
 export type ChangeState = 'running' | 'executed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -16,6 +18,8 @@ export type RunningWork =
   | { kind: 'vsphere_task'; target: string; task: string }
   | { kind: 'flr_session'; site: string; session_id: string }
   | { kind: 'checkpoint_wait'; vms: string[] }
+  /** A Zerto task of a journal recovery (clone, failover test or its stop) on a VPG, at a configured site. */
+  | { kind: 'zerto_task'; site: string; task_id: string; vpg_id: string; operation: 'clone' | 'failover_test' | 'failover_test_stop' }
   | { kind: 'handler'; step: string };
 
 export interface ChangeProgress extends Record<string, unknown> {
@@ -58,11 +62,17 @@ export interface ChangeRecord {
   started_at: string;
   updated_at: string;
   ended_at?: string;
-  /** Reserved: the state before the change, for undo. */
-  before?: unknown;
+  /** The state the change was about to replace, read before its `executing` line. */
+  before?: BeforeState;
+  /** What undoes it, item by item (undo_change proposes and runs these). */
+  inverse?: UndoItem[];
+  /** Set on an undo_change's record: the change it undoes. */
+  undo_of?: string;
+  /** An undo's outcome per item of the change it undoes (a retry reruns only the failed ones). */
+  undo_results?: UndoItemResult[];
 }
 
-export type ChangePatch = Partial<Pick<ChangeRecord, 'state' | 'executing' | 'running' | 'progress' | 'checkpoint' | 'outcome' | 'ended_at' | 'before'>>;
+export type ChangePatch = Partial<Pick<ChangeRecord, 'state' | 'executing' | 'running' | 'progress' | 'checkpoint' | 'outcome' | 'ended_at' | 'before' | 'inverse' | 'undo_results'>>;
 
 /**
  * Where change records live: a state file beside the audit log (stdio), PostgreSQL (central), or
@@ -78,6 +88,8 @@ export interface ChangeStore {
   orphans(): Promise<ChangeRecord[]>;
   /** Takes an orphan over from its dead owner; false when someone else took it first (it is theirs to close). */
   claim(id: string, fromInstance: string): Promise<boolean>;
+  /** The undo_change records of change `id`, oldest first. */
+  undosOf(id: string): Promise<ChangeRecord[]>;
   /** This process's owner identity (the records it creates carry it). */
   readonly owner: { instance: string; pid: number };
   close(): Promise<void>;
@@ -120,9 +132,18 @@ export class MemoryChangeStore implements ChangeStore {
     return [];
   }
 
+  async undosOf(id: string): Promise<ChangeRecord[]> {
+    return [...this.records.values()].filter((r) => r.undo_of === id).sort(byStart).map((r) => structuredClone(r));
+  }
+
   async claim(): Promise<boolean> {
     return false;
   }
 
   async close(): Promise<void> {}
+}
+
+/** Oldest first. */
+export function byStart(a: ChangeRecord, b: ChangeRecord): number {
+  return a.started_at.localeCompare(b.started_at);
 }

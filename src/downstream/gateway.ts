@@ -13,6 +13,7 @@ import { withDownstreamFields } from './audit-fields.js';
 import { DownstreamManager } from './manager.js';
 import { DownstreamPins } from './pins.js';
 import { SEPARATOR } from './naming.js';
+import { guestFileGateway, type GuestFileGateway } from './forward.js';
 
 export interface Gateway {
   manager: DownstreamManager;
@@ -28,6 +29,8 @@ export interface Gateway {
    * tools/list already holds the servers that start quickly.
    */
   firstListing(timeoutMs: number): Promise<void>;
+  /** What an undo's put-back of guest files calls: declarations and unguarded forwarding. */
+  guestFiles: GuestFileGateway;
   /** The mutating-tool catalog: its entries win over a downstream's readOnlyHint. */
   useCatalog(catalog: MutatingCatalog): void;
   audit(sink: AuditSink): AuditSink;
@@ -100,6 +103,7 @@ export function createGateway(configs: DownstreamServerConfig[], opts: GatewayOp
       readCatalog();
     },
     tools: [listDownstreamTool(manager)],
+    guestFiles: guestFileGateway(manager, opts.secrets ?? (() => [])),
     dynamic: {
       current: () => current,
       onChange: (l) => void listeners.add(l),

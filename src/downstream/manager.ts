@@ -99,6 +99,11 @@ export class DownstreamManager {
     return c && c.status().state !== 'ready' ? c : undefined;
   }
 
+  /** A configured server's configuration, by its name. */
+  configOf(server: string): DownstreamServerConfig | undefined {
+    return this.connections.find((c) => c.config.name === server)?.config;
+  }
+
   /** The configured server whose `<server>__` namespace the name is in, up or not. */
   serverOf(name: string): string | undefined {
     return this.connectionFor(name)?.config.name;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSettings } from '../config/settings.js';
-import { ConfigError } from '../config/problems.js';
+import { ConfigError, type ConfigProblem } from '../config/problems.js';
 import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
@@ -16,6 +16,7 @@ import type { LabCallLog } from './call-log.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_CLIENT, LAB_ZERTO_SITES, labVmIdentifier } from './topology.js';
 import { GuestFolder } from './guest-folder.js';
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
+import { guestFileSpec } from '../config/downstream-undo.js';
 import { startLabVcenter, type LabVcenterHandle } from './vcenter/index.js';
 import { LabJournal, startLabZvm, type LabZvm } from './zvm/index.js';
 import { GuestFileSystems } from './guest-files.js';
@@ -106,6 +107,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     for (const site of opts.zerto === false ? [] : LAB_ZERTO_SITES.filter((s) => s.served)) {
       const zvm = await startLabZvm({
         site, guests, credentials: { ...LAB_CREDENTIALS }, clientSecret: LAB_ZERTO_CLIENT.secret, journal, callLog,
+        recoveryVcenter: (target) => vcenters.get(target)?.recovered,
         taskDurationMs: opts.zvmTaskMs ?? 300, autoCheckpointMs: opts.autoCheckpointMs ?? 2000,
       });
       zvms.set(site.name, zvm);
@@ -175,14 +177,22 @@ function openGuestFolder(guests: GuestFileSystems, stateDir: string): GuestFolde
 /** The filesystem server's tools the lab exposes (it has about fourteen). */
 const GUESTFS_TOOLS = ['read_text_file', 'write_file', 'edit_file', 'list_directory', 'list_allowed_directories'];
 
-/** The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its VM. */
-function guestfsDownstream(root: string): DownstreamServerConfig {
+/**
+ * The filesystem server from npm, run with this Node, rooted at the guest folder and bound to its
+ * VM. `tools: null` exposes every tool it has (tests of move_file and create_directory).
+ */
+export function guestfsDownstream(root: string, tools: string[] | null = GUESTFS_TOOLS): DownstreamServerConfig {
   const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+  const problems: ConfigProblem[] = [];
+  // The server sees the guest's `/` as the folder: a write to <root>/etc/app.conf is the guest's /etc/app.conf.
+  const guestFiles = guestFileSpec({ command: process.execPath, args: [entry, root], tools: tools ?? undefined }, { guest_root: root }, { file: '(lab)', path: 'guestfs' }, problems);
+  if (problems.length) throw new ConfigError(problems);
   return {
     name: 'guestfs', command: process.execPath, args: [entry, root], env: {}, vm: GUESTFS_VM,
     // The allowlist keeps the lab's default tools/list inside the context budget (README
     // "Toolsets"): what the demo and a first-time user need to read, edit and write guest files.
-    tools: GUESTFS_TOOLS,
+    ...(tools ? { tools } : {}),
+    ...(guestFiles ? { guestFiles } : {}),
     startupTimeoutMs: 30_000, callTimeoutMs: 60_000, callTotalTimeoutMs: 240_000, maxTools: 300,
   };
 }

@@ -68,6 +68,11 @@ export interface LabZertoSite {
   credentialPrefix: string;
   /** targets.yaml names whose VMs this site protects. */
   vcenterTargets: string[];
+  /**
+   * The vCenter this site recovers into: where its ZVM creates the VMs of a clone or a failover
+   * test from the journal. None for a site that recovers nowhere in the lab (the cloud one).
+   */
+  recoveryTarget?: string;
 }
 
 export const LAB_VCENTERS: LabVcenter[] = [
@@ -169,13 +174,15 @@ export const LAB_VCENTERS: LabVcenter[] = [
 export const LAB_ZERTO_SITES: LabZertoSite[] = [
   {
     name: 'lab-zvm', siteIdentifier: '5a5a5a5a-1111-4222-8333-944444444444', siteType: 'VCenter', served: true,
-    credentialPrefix: 'LAB_ZVM', vcenterTargets: ['lab-vc1', 'lab-vc2'],
+    credentialPrefix: 'LAB_ZVM', vcenterTargets: ['lab-vc1', 'lab-vc2'], recoveryTarget: 'lab-vc1',
   },
   {
     // A second on-prem ZVM, the recovery site of vpg-erp-dr: FLR of that VPG may have to run here.
     // It protects nothing itself, so it claims no vCenter target.
     name: 'lab-zvm-dr', siteIdentifier: '6b6b6b6b-2222-4333-8444-a55555555555', siteType: 'VCenter', served: true,
-    credentialPrefix: 'LAB_ZVM_DR', vcenterTargets: [],
+    // Its recovered VMs land on lab-vc1, so a DR clone of erp-01 (production on lab-vc2) shows
+    // up in another vCenter than the one it came from.
+    credentialPrefix: 'LAB_ZVM_DR', vcenterTargets: [], recoveryTarget: 'lab-vc1',
   },
   {
     // A Zerto Cloud Appliance in Azure: tagged checkpoints cannot be inserted on VPGs it protects.

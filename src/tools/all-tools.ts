@@ -2,7 +2,7 @@
 // configuration registers (lab-only tools are added by lab mode itself).
 import type { AnyTool } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
-import { CHANGE_TOOLS } from './change-tools.js';
+import { CHANGE_TOOLS } from './change-tool-list.js';
 import { VSPHERE_READ_TOOLS } from './vsphere/read-tools.js';
 import { VSPHERE_CHANGE_TOOLS } from './vsphere/change-tools.js';
 import { ZERTO_TOOLS } from './zerto/zerto-tools.js';

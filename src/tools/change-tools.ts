@@ -32,14 +32,20 @@ interface ChangeResolution extends Resolution {
   change: ChangeRecord;
 }
 
-async function resolveChange(args: { change_id: string }, ctx: CallContext): Promise<ChangeResolution> {
+/** The record of change `id` (this process's live copy first); not_found when unknown. */
+export async function changeNamed(ctx: CallContext, id: string): Promise<ChangeRecord> {
   const watcher = watcherOf(ctx);
-  const change = watcher.liveChange(args.change_id)?.record ?? (await watcher.store.get(args.change_id));
+  const change = watcher.liveChange(id)?.record ?? (await watcher.store.get(id));
   if (!change) {
-    throw new AppError('not_found', `No change '${args.change_id}' is known.`, {
-      hint: 'Pass the change_id of a `running` answer; finished changes are kept 7 days. The audit log has every change by its audit_id.',
+    throw new AppError('not_found', `No change '${id}' is known.`, {
+      hint: 'Pass the change_id of a `running` answer or the audit_id of a change\'s result; finished changes are kept 7 days. The audit log has every change by its audit_id.',
     });
   }
+  return change;
+}
+
+async function resolveChange(args: { change_id: string }, ctx: CallContext): Promise<ChangeResolution> {
+  const change = await changeNamed(ctx, args.change_id);
   return {
     targets: [{ name: change.target.name, host: change.target.host, tags: change.target.tags }],
     affected: change.objects,
@@ -49,7 +55,7 @@ async function resolveChange(args: { change_id: string }, ctx: CallContext): Pro
   };
 }
 
-function watcherOf(ctx: CallContext) {
+export function watcherOf(ctx: CallContext) {
   const w = ctx.services.changes;
   if (!w) throw new AppError('internal', 'This server follows no changes.');
   return w;
@@ -142,4 +148,4 @@ export const cancelChange = defineTool({
   },
 });
 
-export const CHANGE_TOOLS = [getChange, cancelChange];
+

@@ -100,6 +100,10 @@ export class ChangeWatcher {
           entry.record.executing = true;
           this.persist(entry, { executing: true });
         },
+        note: (patch) => {
+          Object.assign(entry.record, patch);
+          this.persist(entry, patch);
+        },
         workBudgetMs: WATCHED_WORK_BUDGET_MS,
       },
     } satisfies CallContext;
@@ -150,6 +154,7 @@ export class ChangeWatcher {
       identity: ctx.identity, via: ctx.via, ...(call.proposal ? { proposal_id: call.proposal.id } : {}),
       objects: resolution.affected.map((a) => ({ type: a.type, name: a.name, ...(a.moid ? { moid: a.moid } : {}) })),
       ...(resolution.summary ? { summary: resolution.summary } : {}),
+      ...(resolution.undoOf ? { undo_of: resolution.undoOf } : {}),
       state: 'running', executing: false, owner: this.store.owner, started_at: now, updated_at: now,
     };
   }
@@ -163,10 +168,15 @@ export class ChangeWatcher {
   /** The outcome as the record keeps it; the audit line was written by the steps. */
   private async finish(entry: LiveChange, call: Call, outcome: ToolOutcome): Promise<void> {
     if (this.stopping) return;
-    const checkpoint = call.checkpoint ? { checkpoint: call.checkpoint as unknown as Record<string, unknown> } : {};
+    // What undo needs goes with the final write too: a noted update still on its way must not be lost.
+    const { before, inverse, undo_results } = entry.record;
+    const kept = {
+      ...(call.checkpoint ? { checkpoint: call.checkpoint as unknown as Record<string, unknown> } : {}),
+      ...(before ? { before } : {}), ...(inverse ? { inverse } : {}), ...(undo_results ? { undo_results } : {}),
+    };
     const patch = outcome.ok
-      ? { state: 'executed' as const, outcome: { ok: true, result: scalars(outcome.value) }, ...checkpoint }
-      : { state: wasCancelled(outcome.error) ? 'cancelled' as const : 'failed' as const, outcome: { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }, ...checkpoint };
+      ? { state: 'executed' as const, outcome: { ok: true, result: scalars(outcome.value) }, ...kept }
+      : { state: wasCancelled(outcome.error) ? 'cancelled' as const : 'failed' as const, outcome: { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }, ...kept };
     Object.assign(entry.record, patch);
     await this.store.update(entry.record.id, { ...patch, ...(entry.record.progress ? { progress: entry.record.progress } : {}) }).catch((err: unknown) =>
       this.logger.error({ err: String(err), change: entry.record.id }, 'the change record could not take the outcome (the audit log has it)'));

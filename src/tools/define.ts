@@ -12,10 +12,12 @@ import type { PolicyObject } from '../core/policy-engine.js';
 import type { GuardVm } from '../core/guard.js';
 import type { Renderer, ToolResult } from './tool-result.js';
 import type { RequestingClient } from './requesting-client.js';
-import type { RunningWork } from '../core/change-record.js';
+import type { ChangePatch, RunningWork } from '../core/change-record.js';
 import type { ToolServices } from './services.js';
 import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
+import type { BeforeState, UndoItem } from '../core/undo-item.js';
+import type { GuestPathTouched } from '../downstream/guest-paths.js';
 
 /** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
 export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
@@ -78,6 +80,13 @@ export interface Resolution {
    * decided by policy too, and any denial denies the call (the first target stays the audit's).
    */
   alsoDecidedOn?: TargetRef[];
+  /** An undo_change: the change it undoes (its audit lines and change record say so). */
+  undoOf?: string;
+  /**
+   * A forwarded change: the guest paths its server's declared path arguments name (config
+   * undo_paths), what an undo puts back. The `executing` audit line carries them (`guest_paths`).
+   */
+  guestPaths?: GuestPathTouched[];
 }
 
 export interface ProgressReporter {
@@ -104,7 +113,12 @@ export interface CallContext {
    * and the next process after a crash know it. `workBudgetMs`: the budget of one wait, longer than
    * a call's because the call has answered and the server owns the wait.
    */
-  change?: { running(work: RunningWork): void; executing(): void; pinned(checkpoint: Record<string, unknown>): void; workBudgetMs: number };
+  change?: {
+    running(work: RunningWork): void; executing(): void; pinned(checkpoint: Record<string, unknown>): void;
+    /** What undo needs, into the change record: the before-state, the inverse items, an undo's results. */
+    note(patch: Pick<ChangePatch, 'before' | 'inverse' | 'undo_results'>): void;
+    workBudgetMs: number;
+  };
 }
 
 export interface ExecContext extends CallContext {
@@ -131,6 +145,22 @@ export interface SafetySnapshotRule<A = Record<string, unknown>, R = Resolution>
   reason?: (args: A, resolution: R) => string;
   /** Only some calls of the tool are revert-type (bulk: only revert_to_current_snapshot). */
   when?: (args: A) => boolean;
+}
+
+/**
+ * The `undo` declaration: how a change records what undoing it needs, and what undoes it. The
+ * pipeline reads the before-state after the decision (and the guard) and before the `executing`
+ * line, writes it in that line and the change record, and refuses the change when it cannot be
+ * read (fail closed: a change whose undo depends on it does not run without it). When the change
+ * ends, `inverse` derives the items undo_change will propose (docs/undo.md).
+ */
+export interface UndoRule<A = Record<string, unknown>, R = Resolution> {
+  /** Whether and how it can be undone, in a few words, for every proposal of the tool. */
+  how: string | ((args: A) => string);
+  /** One look at the objects (a constant number of round trips), or none. */
+  before?: (args: A, resolution: R, ctx: CallContext) => Promise<BeforeState>;
+  /** The items that undo it. `result` is undefined when the change failed after `executing`. */
+  inverse: (x: { args: A; resolution: R; before: BeforeState | undefined; result: Record<string, unknown> | undefined; safety: SafetySnapshot[] }) => UndoItem[];
 }
 
 /** The guard precondition: `false` for tools that must not be guarded themselves. */
@@ -169,6 +199,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   safetySnapshot?: 'before' | SafetySnapshotRule<z.infer<I>, R>;
   /** Changes are guarded by default (a checkpoint for the resolved VMs); false opts out. */
   guard?: GuardRule;
+  /** What undoes the change (before-state, inverse items); absent: the proposal says it records none. */
+  undo?: UndoRule<z.infer<I>, R>;
   /**
    * `false`: the change always ends within its call (cancel_change), so the change watcher does
    * not follow it past the call bound and keeps no change record of it.

@@ -10,9 +10,10 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import { vmsFromArgs } from '../core/catalog.js';
 import type { GuardVm } from '../core/guard.js';
-import { redactString } from '../core/redact.js';
 import { compileSchemaCheck, normalisedSchema, type SchemaCheck } from '../downstream/downstream-schema.js';
 import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
+import { touchedGuestPaths } from '../downstream/guest-paths.js';
+import { forwardToDownstream } from '../downstream/forward.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
 import { downstreamListingText } from './downstream-listing.js';
@@ -100,11 +101,7 @@ export function downstreamDeclaration(x: ExportedTool, opts: DeclarationOptions 
     },
     async execute(args, _resolution, ctx) {
       const forwarded = stripGatewayArgs(args, gatewayArgs);
-      const result = await connection.call(tool.name, forwarded, {
-        signal: ctx.signal,
-        // The downstream's words, relayed: its secrets are cut out as from its results.
-        onprogress: (p) => ctx.progress(p.progress, p.total, p.message === undefined ? undefined : redactString(p.message, secrets())),
-      });
+      const result = await forwardToDownstream(x, forwarded, { signal: ctx.signal, secrets, progress: ctx.progress });
       return { downstream: server, downstream_tool: tool.name, is_error: result.isError === true, result };
     },
     // Two-phase under the policy the call is decided with (it hot-reloads): downstream_two_phase
@@ -159,6 +156,7 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
     });
   }
   const target = (homes[0] ? configuredTarget(ctx, homes[0]) : undefined) ?? serverTarget(x.server);
+  const guestPaths = readOnly ? [] : guestPathsOf(x, args, located);
   const affected: AffectedObject[] = [
     ...located.map((l) => ({ type: 'vm', name: l.name, ...(l.moid ? { moid: l.moid } : {}), ...(l.target ? { target: l.target } : {}) })),
     { type: 'downstream_tool', name: x.tool.name, server: x.server },
@@ -171,7 +169,19 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
     // Names are JSON-quoted: a VM name from the arguments stays one name in the sentence a human approves.
     summary: `${x.tool.name} on downstream server ${quoted(x.server)}${located.length ? ` (changes VM ${located.map((l) => quoted(l.name)).join(', ')})` : ''}`,
     downstream: { server: x.server, unguarded: bound.why === 'unlisted' },
+    ...(guestPaths.length ? { guestPaths } : {}),
   };
+}
+
+/**
+ * The guest paths a change's declared path arguments name (config undo_paths), on the one VM it
+ * changes. A change tied to no VM, or to several, records none: no checkpoint of one VM holds them.
+ */
+function guestPathsOf(x: ExportedTool, args: Record<string, unknown>, located: Located[]) {
+  const vm = located.length === 1 ? located[0]! : undefined;
+  const touched = touchedGuestPaths(x.server, x.connection.config.guestFiles, x.tool.name, args,
+    { target: vm?.target ?? '', name: vm?.name ?? '', ...(vm?.moid ? { moid: vm.moid } : {}) });
+  return vm ? touched : [];
 }
 
 async function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: CallContext, readOnly: boolean): Promise<Bound> {

@@ -13,6 +13,7 @@ import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { InputRequired } from './tool-result.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import type { PendingCall } from './pending-call.js';
+import type { BeforeState } from '../core/undo-item.js';
 
 export type ToolOutcome =
   | { ok: true; value: Record<string, unknown> }
@@ -51,6 +52,8 @@ export interface Call {
   /** Reads: the targets policy and rate limits let through, the refused ones with their error, and each one's read limit. */
   reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };
   checkpoint?: GuardOutcome;
+  /** The state the change is about to replace (the before-state step, from the tool's `undo`). */
+  before?: BeforeState;
   safety: SafetySnapshot[];
   /** The change watcher runs the rest of this call's steps (tools/change-watcher.ts). */
   followed?: boolean;
@@ -106,7 +109,9 @@ export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
 
 /** The call's auditor; on a confirmation every line also carries the approval receipt. */
 export function auditOf(call: Call) {
-  const write = auditor(call.ctx, call.tool.name, call.proposal?.id);
+  const undoOf = call.resolution?.undoOf;
+  const plain = auditor(call.ctx, call.tool.name, call.proposal?.id);
+  const write = undoOf ? (rec: Parameters<typeof plain>[0]) => plain({ ...rec, undo_of: undoOf }) : plain;
   const p = call.proposal;
   if (!p) return write;
   return (rec: Parameters<typeof write>[0]) =>

@@ -5,6 +5,7 @@ import { toPublicError } from '../core/errors.js';
 import type { ExecContext, ProgressReporter } from './define.js';
 import { auditFailed, auditOf, auditTargetOf, changeTargetOf, decided, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
 import { takeSafetySnapshots } from './vsphere/safety-snapshot.js';
+import { noteInverse } from './pipeline-before.js';
 
 const READ_SKIP = 'a read changes nothing';
 
@@ -26,7 +27,7 @@ export const startExecution: Step = {
   skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'a read is audited once, after it ran' : undefined),
   async run(call) {
     try {
-      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...(call.checkpoint?.tag ? { detail: { tag: call.checkpoint.tag } } : {}) });
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...executingDetail(call) });
       call.ctx.change?.executing();
       return undefined;
     } catch (err) {
@@ -34,6 +35,16 @@ export const startExecution: Step = {
     }
   },
 };
+
+/** The checkpoint's tag and the guest paths a forwarded change touches: what its undo will need. */
+function executingDetail(call: Call): { detail?: Record<string, unknown> } {
+  const guestPaths = resolved(call).guestPaths;
+  const detail = {
+    ...(call.checkpoint?.tag ? { tag: call.checkpoint.tag } : {}), ...(guestPaths?.length ? { guest_paths: guestPaths } : {}),
+    ...(call.before ? { before: call.before } : {}),
+  };
+  return Object.keys(detail).length ? { detail } : {};
+}
 
 export const safetySnapshot: Step = {
   name: 'safety snapshot',
@@ -106,7 +117,9 @@ async function runChange(call: Call): Promise<ToolOutcome> {
       ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}),
       audit_id: ctx.auditId,
     };
-    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executed', args, detail: summarizeOutput(output) }).catch((err) =>
+    const inverse = noteInverse(call, output);
+    const undo = inverse ? { undo_items: inverse.length, undo_possible: inverse.filter((i) => i.possible).length } : {};
+    await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executed', args, detail: { ...summarizeOutput(output), ...undo, ...(resolved(call).undoOf ? { items: output.items } : {}) } }).catch((err) =>
       ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after execution'));
     return { ok: true, value };
   } catch (err) {
@@ -117,6 +130,7 @@ async function runChange(call: Call): Promise<ToolOutcome> {
 /** After `executing`: a failure is audited as `failed` with its code. */
 async function failed(call: Call, err: unknown): Promise<ToolOutcome> {
   const error = toPublicError(err);
+  noteInverse(call, undefined);
   await auditOf(call)({ target: changeTargetOf(call).name, phase: 'failed', args: call.args, detail: { code: error.code, message: error.message } }).catch(() => undefined);
   return { ok: false, error };
 }

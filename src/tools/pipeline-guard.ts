@@ -24,7 +24,8 @@ export const guard: Step = {
     try {
       call.checkpoint = await runGuard(ctx.services.guard, mode, {
         vms, tool: tool.name, action: tool.name, agent: agentOf(ctx.identity),
-        changeId: changeIdOf(args, ctx.auditId), argsHash: argsFingerprint(args, NOT_THE_CALL), signal: ctx.signal,
+        // An undo's change_id names the change it undoes, not a retry of itself: it pins its own.
+        changeId: resolved(call).undoOf ? ctx.auditId : changeIdOf(args, ctx.auditId), argsHash: argsFingerprint(args, NOT_THE_CALL), signal: ctx.signal,
         onProgress: (vm, _percent, message) => ctx.progress(0, undefined, `${vm}: ${message}`),
       }, call.dryRun);
     } catch (err) {

@@ -50,7 +50,10 @@ async function propose(call: Call) {
     summary: resolution.summary ?? `${tool.name} on target ${quoted(target.name)}`,
     affected: resolution.affected,
     checkpointVpgs: plan,
-    undo: undoSentence({ checkpointVpgs: plan, safetySnapshot: tool.safetySnapshot !== undefined && decision.autoSnapshotBeforeDestroy, dryRun: call.dryRun }),
+    undo: undoSentence({
+      checkpointVpgs: plan, safetySnapshot: tool.safetySnapshot !== undefined && decision.autoSnapshotBeforeDestroy, dryRun: call.dryRun,
+      ...(tool.undo ? { undoChange: typeof tool.undo.how === 'string' ? tool.undo.how : tool.undo.how(args) } : {}),
+    }),
     requester: ctx.identity,
     requiresWebApproval: decision.requireWebApproval,
     approval: decision.approval,

@@ -17,6 +17,7 @@ import { limits, policy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
 import { guard } from './pipeline-guard.js';
 import { dryRun, execute, safetySnapshot, startExecution } from './pipeline-execute.js';
+import { recordBefore } from './pipeline-before.js';
 import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
 
 export type { ToolOutcome } from './pipeline-call.js';
@@ -30,6 +31,7 @@ export const STEPS: readonly Step[] = [
   proposeOrConfirm, // two-phase: stop with a proposal, or check the confirmation's channel
   guard, // tagged Zerto checkpoint on every VPG of each VM
   dryRun, // stop here, saying what would happen
+  recordBefore, // the state the change replaces, for its undo: no before-state, no change
   startExecution, // the `executing` audit line: no line, no change
   safetySnapshot, // revert-type changes: snapshot the VMs first
   execute, // the handler, and the outcome's audit line

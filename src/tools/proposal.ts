@@ -51,7 +51,9 @@ export function proposalOutput(p: Proposal<PendingCall>, ttlSeconds: number, now
     note:
       `NO CHANGES MADE YET. This proposal targets environment '${p.target.name}' (${p.target.host}). ` +
       'Verify the target and affected objects before confirming.' +
-      (p.checkpointVpgs.length ? ` Before it runs, a tagged checkpoint is pinned on: ${p.checkpointVpgs.join(', ')}.` : ''),
+      (p.checkpointVpgs.length ? ` Before it runs, a tagged checkpoint is pinned on: ${p.checkpointVpgs.join(', ')}.` : '') +
+      // The same sentence the person's question and the dashboard show (core/approval-question.ts).
+      ` Undo: ${p.undo}`,
   };
 }
 

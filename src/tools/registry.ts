@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { annotationsOf, isGuarded, isTwoPhase, type AnyTool, type Surface } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
-import { CHANGE_TOOLS } from './change-tools.js';
+import { CHANGE_TOOLS } from './change-tool-list.js';
 import { ProposalSchema } from './proposal.js';
 import { portableSchema } from './portable-schema.js';
 import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
@@ -48,9 +48,10 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
   }
   // Gateway tools may become two-phase by policy, so a served downstream set brings the lifecycle.
   const gatewayTwoPhase = opts.lifecycle === true && selection.sets.has('downstream');
-  const withLifecycle = gatewayTwoPhase || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
-  // A change may outlive its call (a `running` answer): whoever can make one can follow and stop it.
+  // A change may outlive its call (a `running` answer): whoever can make one can follow, stop and
+  // undo it; undo_change is two-phase, so the proposal lifecycle comes with it.
   const changes = opts.lifecycle === true || chosen.some((t) => t.category !== 'read' && !t.direct);
+  const withLifecycle = gatewayTwoPhase || changes || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
   return changes ? [...withLifecycle, ...CHANGE_TOOLS] : withLifecycle;
 }
 
@@ -58,8 +59,9 @@ const GuardOutcomeSchema = z.looseObject({
   status: z.enum(['checkpointed', 'not_protected', 'unavailable', 'off', 'dry_run']),
   message: z.string(),
   tag: z.string().optional(),
-  change_id: z.string(),
-  checkpoints: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string(), timestamp: z.string() })),
+  // Each checkpoint also has vpg_id, checkpoint_id, timestamp (and change_id, the audit_id): the
+  // result carries them, the schema of every guarded change does not repeat them (tools/list budget).
+  checkpoints: z.array(z.looseObject({ vpg: z.string() })),
 });
 
 const PIPELINE_FIELDS = {

@@ -15,6 +15,7 @@ import type { MutatingCatalog } from '../core/catalog.js';
 import type { Logger } from '../core/logger.js';
 import type { VmLocator } from '../zerto/index.js';
 import type { ChangeWatcher } from './change-watcher.js';
+import type { GuestFileGateway } from '../downstream/forward.js';
 
 export interface ToolServices {
   settings: Settings;
@@ -47,8 +48,11 @@ export interface ServiceExtensions {
   zerto?: ZertoServices;
   /** Finds a VM by name, hostname or IP across the vSphere targets; absent in Zerto-only mode. */
   locator?: VmLocator;
-  /** The gateway: which downstream server's namespace a tool name is in (configured, whether up or not). */
-  downstream?: { serverOf(tool: string): string | undefined };
+  /**
+   * The gateway: which downstream server's namespace a tool name is in (configured, whether up or
+   * not), and what an undo's put-back of guest files calls (src/undo/guest-file-restore.ts).
+   */
+  downstream?: { serverOf(tool: string): string | undefined; guestFiles?: GuestFileGateway };
   /** The mutating-tool catalog (built in, config.json, added). */
   catalog?: MutatingCatalog;
 }

@@ -147,6 +147,36 @@ export class ZvmClient {
     return required(id, this.site.name, 'the checkpoint insert task id');
   }
 
+  /**
+   * CloneStart (CloneStartDataApi, R1-R3): copies the VPG's VMs, only `vmIds` when given, at a checkpoint
+   * onto the recovery site; production stays as it is. `datastoreId` absent lets the ZVM pick
+   * (ZertoApiWrapper: the datastore with the most free space). Returns the task id; never retried.
+   */
+  async startClone(vpgId: string, args: { checkpointId: string; vmIds?: string[]; datastoreId?: string }, signal?: AbortSignal): Promise<string> {
+    const body = { checkpointId: args.checkpointId, datastoreIdentifier: args.datastoreId ?? null, vmIdentifiers: args.vmIds ?? null };
+    const id = await this.rest.call('POST', `/v1/vpgs/${enc(vpgId)}/CloneStart`, { schema: ActionResult, body, signal });
+    return required(id, this.site.name, 'the clone task id');
+  }
+
+  /** CloneAbort (R4): stops the VPG's running clone. The Swagger documents a 200 without a body. */
+  async abortClone(vpgId: string, signal?: AbortSignal): Promise<void> {
+    await this.rest.call('POST', `/v1/vpgs/${enc(vpgId)}/CloneAbort`, { schema: ActionResult, signal });
+  }
+
+  /** FailoverTest (FailOverTestStartDataApi, R5): test VMs at a checkpoint in the test network; returns the task id. */
+  async startFailoverTest(vpgId: string, args: { checkpointId: string; vmIds?: string[] }, signal?: AbortSignal): Promise<string> {
+    const body = { checkpointIdentifier: args.checkpointId, vmIdentifiers: args.vmIds ?? null };
+    const id = await this.rest.call('POST', `/v1/vpgs/${enc(vpgId)}/FailoverTest`, { schema: ActionResult, body, signal });
+    return required(id, this.site.name, 'the failover test task id');
+  }
+
+  /** FailoverTestStop (StopFailoverTestDataApi, R6): ends the VPG's test, removing its test VMs; returns the task id. */
+  async stopFailoverTest(vpgId: string, args: { success: boolean; summary: string }, signal?: AbortSignal): Promise<string> {
+    const body = { failoverTestSuccess: args.success, failoverTestSummary: args.summary };
+    const id = await this.rest.call('POST', `/v1/vpgs/${enc(vpgId)}/FailoverTestStop`, { schema: ActionResult, body, signal });
+    return required(id, this.site.name, 'the stop task id');
+  }
+
   async listCheckpoints(vpgId: string, range: { startDate?: Date; endDate?: Date } = {}, signal?: AbortSignal): Promise<Checkpoint[]> {
     return this.rows('/v1/vpgs/:id/checkpoints', await this.rest.call('GET', `/v1/vpgs/${enc(vpgId)}/checkpoints`, {
       schema: CheckpointList, signal,

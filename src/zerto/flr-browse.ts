@@ -124,15 +124,22 @@ export async function locateGuestFile(
   } else if (gp.drive && gp.drive !== 'C' && all.length > 1) {
     unknownDrive = true;
   }
-  const found: LocatedFile[] = [];
+  const seen: LocatedFile[] = [];
   for (const label of orderPartitions(labels, gp)) {
     const item = await findOnPartition(client, sessionId, label, gp, opts.signal);
-    if (item) found.push({ partition: label, item });
+    if (item) seen.push({ partition: label, item });
+  }
+  const found = seen.filter((f) => !isFolder(f.item));
+  // `absent` / `folder` in the details let a put-back tell "nothing there then" from a failure.
+  if (found.length === 0 && seen.length > 0) {
+    throw new AppError('flr_failed', `'${gp.original}' is a folder at this checkpoint (${seen.map((f) => f.partition).join(', ')}), not a file.`, {
+      details: { partitions: labels, folder: true },
+    });
   }
   if (found.length === 0) {
     throw new AppError('flr_failed', `'${gp.original}' does not exist at this checkpoint on any partition (${labels.join(', ')}).`, {
       hint: 'Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).',
-      details: { partitions: labels },
+      details: { partitions: labels, absent: true },
     });
   }
   const where = found.map((f) => f.partition);
@@ -175,7 +182,6 @@ async function findOnPartition(client: ZvmClient, sessionId: string, label: stri
     item = matches[0]!;
     current = item.Path;
   }
-  if (!item || isFolder(item)) return null;
   return item;
 }
 

@@ -16,6 +16,7 @@ export { checkFlrPlacement, firstPlaceableCandidate, mountFirstCandidate, mountW
 export { findCheckpoint, flrCandidates, type CheckpointQuery, type FlrCandidate } from './flr-checkpoint.js';
 export { describeHistory, journalReach, type JournalReach } from './journal-reach.js';
 export { recoverFile, type RecoverFileArgs, type RecoverFileResult, type RecoverProgress } from './recover-file.js';
+export { withFlrMount, type DownloadedFile, type FlrMountArgs, type MountedCheckpoint } from './flr-mount.js';
 export { FlrSessionRegistry, type ClientLookup, type FlrSessionRegistryOptions, type FlrSessionView } from './flr-sessions.js';
 export { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 export type { StoredFlrSession } from './flr-session-store.js';

@@ -1,5 +1,5 @@
 // File-level restore of one guest file from a checkpoint: pick the VPG and checkpoint, mount it
-// (journal FLR) at whichever ZVM accepts it (flr-site.ts), find the file on the mounted partitions,
+// (journal FLR) at whichever ZVM accepts it (flr-mount.ts), find the file on the mounted partitions,
 // download it, and ALWAYS unmount, reporting how the unmount went. Nothing is written into the guest: small UTF-8 text
 // comes back inline, anything else is saved under restore_dir for a human to put back.
 
@@ -7,23 +7,18 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import { writeNewFileUnder } from '../core/safe-write.js';
 import type { ZvmClient } from './client.js';
-import { extractDownloadedFile } from './download-payload.js';
-import { locateGuestFile, waitForMount } from './flr-browse.js';
 import type { FlrSessionRegistry } from './flr-sessions.js';
-import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
+import type { UnmountReport } from './flr-unmount.js';
 import { findProtection, type FoundProtection } from './find-protection.js';
-import { flrCandidates, type CheckpointQuery } from './flr-checkpoint.js';
-import { mountFirstCandidate, type SiteClientLookup } from './flr-site.js';
+import type { CheckpointQuery } from './flr-checkpoint.js';
+import { withFlrMount, type RecoverProgress } from './flr-mount.js';
+import type { SiteClientLookup } from './flr-site.js';
 import { parseGuestPath } from './guest-path.js';
-import { header } from './auth.js';
 import type { Checkpoint } from './schemas.js';
 import type { VmLocator } from './vm-locator.js';
 import type { ProtectingVpg } from './vpg-facts.js';
 
-export interface RecoverProgress {
-  stage: 'mounting' | 'browsing' | 'downloading' | 'unmounting' | 'done';
-  message: string;
-}
+export type { RecoverProgress } from './flr-mount.js';
 
 export interface RecoverFileArgs {
   /** VM name, guest hostname or VmIdentifier (resolved with findProtection) ... */
@@ -92,58 +87,17 @@ export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Pro
   if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
   // A VM this site only recovers counts too: FLR may run at the recovery site.
   const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, includeRecovered: true, ...(args.signal ? { signal: args.signal } : {}) }));
-  const clientOf = args.clientOf ?? ((): ZvmClient => client);
-  const candidates = await flrCandidates(clientOf, protection.vm.name, protection.vpgs, args.checkpoint, {
-    vpg: args.vpg, prefer: args.preferVpg, signal: args.signal,
-  });
-  const progress = (stage: RecoverProgress['stage'], message: string): void => args.onProgress?.({ stage, message });
-
-  progress('mounting', `Mounting the checkpoint: ${candidates.map((c) => `VPG ${c.vpg.name} (checkpoint ${c.checkpoint.CheckpointIdentifier})`).join(', then ')}`);
-  // From here on `flr` is the ZVM that holds the session: browse, download and unmount go there.
-  // Each mount request is recorded before it goes out, and the session once it is answered: a
-  // crash at any point leaves a record the next start ends the mount by (wiring/flr-orphans.ts).
-  const mount = await mountFirstCandidate(clientOf, candidates, protection.vm.vm_identifier, {
-    recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m),
-    recorderFor: (c) => args.sessionRegistry?.mountRecorder({
-      vm: protection.vm.name, vm_identifier: protection.vm.vm_identifier, vpg: c.vpg.name, vpg_id: c.vpg.id, checkpoint_id: c.checkpoint.CheckpointIdentifier,
-    }),
-  });
-  const { vpg, checkpoint } = mount;
-  const { sessionId, client: flr } = mount;
-  const site = flr.site.name;
-  args.onMounted?.(site, sessionId);
-
-  let result: Omit<RecoverFileResult, 'unmount'> | undefined;
-  let failure: unknown;
-  try {
-    await waitForMount(flr, sessionId, {
-      deadline: Date.now() + (args.mountTimeoutMs ?? 300_000), timeoutMs: args.mountTimeoutMs ?? 300_000, pollMs: args.pollMs ?? 1000, signal: args.signal,
-      onPoll: (s) => progress('mounting', `FLR session ${sessionId}: ${s}`),
-    });
-    progress('browsing', `Looking for ${gp.original}`);
-    const located = await locateGuestFile(flr, sessionId, gp, { partition: args.partition, signal: args.signal });
-    progress('downloading', `Downloading ${located.item.Path}`);
-    const link = await flr.requestFlrDownload(sessionId, [located.item.Path], args.signal);
-    const { response } = await flr.fetchDownload(link, { signal: args.signal, maxBytes: args.maxBytes ?? 1024 ** 3 });
-    const file = extractDownloadedFile(new Uint8Array(response.body), {
-      contentType: header(response.headers['content-type']), contentDisposition: header(response.headers['content-disposition']),
-      wantedName: gp.fileName, caseInsensitive: gp.os === 'windows',
-    });
-    const delivered = await deliver(file.bytes, gp.fileName, protection.vm.name, checkpoint, args);
-    result = {
-      site, vm: { name: protection.vm.name, vm_identifier: protection.vm.vm_identifier }, vpg: { name: vpg.name, id: vpg.id },
-      checkpoint: { id: checkpoint.CheckpointIdentifier, tag: checkpoint.Tag ?? null, timestamp: checkpoint.TimeStamp },
-      guest_path: gp.original, flr_path: located.item.Path, partition: located.partition, packaging: file.packaging,
-      session_id: sessionId, ...delivered,
+  const { value, unmount } = await withFlrMount(client, { ...args, protection }, async (m) => {
+    const file = await m.download(gp, { partition: args.partition, maxBytes: args.maxBytes });
+    const delivered = await deliver(file.bytes, gp.fileName, protection.vm.name, m.checkpoint, args);
+    return {
+      site: m.site, vm: { name: protection.vm.name, vm_identifier: protection.vm.vm_identifier }, vpg: { name: m.vpg.name, id: m.vpg.id },
+      checkpoint: { id: m.checkpoint.CheckpointIdentifier, tag: m.checkpoint.Tag ?? null, timestamp: m.checkpoint.TimeStamp },
+      guest_path: gp.original, flr_path: file.flrPath, partition: file.partition, packaging: file.packaging,
+      session_id: m.sessionId, ...delivered,
     };
-  } catch (err) {
-    failure = err;
-  }
-  progress('unmounting', `Unmounting FLR session ${sessionId}`);
-  const unmount = await unmountSession(flr, sessionId, args);
-  progress('done', unmount.status === 'failed' ? `Unmount failed: ${unmount.message ?? ''}` : 'FLR session unmounted');
-  if (result) return { ...result, unmount };
-  throw withUnmount(failure, unmount);
+  });
+  return { ...value, unmount };
 }
 
 async function deliver(
@@ -168,18 +122,7 @@ function asText(bytes: Uint8Array): string | undefined {
   }
 }
 
-async function unmountSession(client: ZvmClient, sessionId: string, args: RecoverFileArgs): Promise<UnmountReport> {
-  const opts = { waitMs: 30_000, pollMs: args.pollMs ?? 500 };
-  return args.sessionRegistry ? args.sessionRegistry.unmount(client.site.name, sessionId, opts) : unmountFlrSession(client, sessionId, opts);
-}
 
-function withUnmount(err: unknown, unmount: UnmountReport): unknown {
-  if (!(err instanceof AppError)) return err;
-  const said = unmount.status === 'failed'
-    ? ` The FLR session ${unmount.session_id} could NOT be unmounted (${unmount.message ?? 'unknown error'}); end it with zerto_end_flr_session.`
-    : ` The FLR session ${unmount.session_id} was unmounted.`;
-  return new AppError(err.code, err.message + said, { retryable: err.retryable, ...(err.hint ? { hint: err.hint } : {}), details: { ...err.details, unmount } });
-}
 
 function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_').slice(0, 120) || '_';

@@ -115,6 +115,9 @@ export const Vpg = keyed({
   Entities: Entities.nullable().optional(),
   // Optional: a VPG row without it is still a VPG; only the journal's reach goes unknown.
   HistoryStatusApi: HistoryStatus.nullable().optional().catch(null),
+  // VpgActiveProcessesApi (R9): a failover test in progress shows as a non-null RunningFailOverTestApi
+  // (its `Stage` vocabulary is undocumented). Unreadable reads as unknown, never as "no test".
+  ActiveProcessesApi: keyed({ RunningFailOverTestApi: keyed({ Stage: str }).nullable().optional() }).nullable().optional().catch(null),
 });
 export type Vpg = z.infer<typeof Vpg>;
 export const VpgList = lenientList(Vpg);

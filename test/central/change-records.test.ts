@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
+import { PgChangeStore } from '../../src/store/pg/pg-change-store.js';
+import type { ChangeRecord } from '../../src/core/change-record.js';
 
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -54,4 +56,25 @@ describe('change records are shared', () => {
     expect(ok(await bobB.call('get_change', { change_id: id, wait_seconds: 3 })).state).toBe('cancelled');
     expect(central.lab.vcenters.get('lab-vc1')!.model.vmsNamed('central-clone-2')).toEqual([]);
   }, 120_000);
+});
+
+describe('the undos of a change, in PostgreSQL', () => {
+  it('undosOf finds the undo_change records of one change, oldest first, and no other change\'s', async () => {
+    const store = new PgChangeStore(B.runtime.central!.db);
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const rec = (id: string, started: number, undoOf?: string): ChangeRecord => ({
+      id, tool: undoOf ? 'undo_change' : 'power_on_vm', target: { name: 'lab-vc1', host: 'h', tags: [] }, identity: 'alice', via: 'mcp',
+      objects: [], state: 'executed', executing: true, owner: store.owner, started_at: at(started), updated_at: at(started),
+      ...(undoOf ? { undo_of: undoOf, undo_results: [{ id: 'power:vm-103', status: 'failed' as const, says: 'power off' }] } : {}),
+    });
+    try {
+      for (const r of [rec('orig-1', 1), rec('undo-b', 3, 'orig-1'), rec('undo-a', 2, 'orig-1'), rec('undo-other', 4, 'orig-2')]) await store.create(r);
+      const undos = await store.undosOf('orig-1');
+      expect(undos.map((u) => u.id)).toEqual(['undo-a', 'undo-b']);
+      expect(undos[0]!.undo_results).toEqual([{ id: 'power:vm-103', status: 'failed', says: 'power off' }]);
+      expect(await store.undosOf('orig-3')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -193,8 +193,11 @@ describe('registration', () => {
     await h.close();
     h = await startHarness({ tools: testTools(inv), env: { ENABLE_DESTRUCTIVE: 'true' } });
     const on = (await h.client.listTools()).tools.map((t) => t.name);
-    expect(off).toEqual(['test_read', 'test_set_cpu', 'get_change', 'cancel_change']);
-    expect(on).toEqual(['test_read', 'test_set_cpu', 'test_delete_vm', 'list_pending_actions', 'confirm_action', 'cancel_action', 'get_change', 'cancel_change']);
+    // Any change tool brings the change tools, undo_change among them, which is two-phase: the
+    // proposal lifecycle comes with it even without a destructive tool.
+    const lifecycle = ['list_pending_actions', 'confirm_action', 'cancel_action', 'get_change', 'cancel_change', 'undo_change'];
+    expect(off).toEqual(['test_read', 'test_set_cpu', ...lifecycle]);
+    expect(on).toEqual(['test_read', 'test_set_cpu', 'test_delete_vm', ...lifecycle]);
   });
 
   it('every tool carries all four annotations, derived from its category', async () => {

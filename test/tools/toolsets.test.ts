@@ -15,7 +15,8 @@ import { tempDir } from '../support/harness.js';
 const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const LIFECYCLE = ['list_pending_actions', 'confirm_action', 'cancel_action'];
 /** With any change: a change may outlive its call, so it can be followed and stopped. */
-const CHANGE_HANDLES = ['get_change', 'cancel_change'];
+// The change tools come with any change tool: follow, stop, undo (undo_change brings the lifecycle).
+const CHANGE_HANDLES = ['get_change', 'cancel_change', 'undo_change'];
 
 async function served(toolsets: string | undefined): Promise<string[]> {
   const h = await startLabHarness({ env: toolsets === undefined ? { TOOLSETS: '' } : { TOOLSETS: toolsets } });
@@ -49,7 +50,7 @@ describe('toolsets', () => {
     expect(parseToolsets('default', true).sets).toEqual(new Set(DEFAULT_TOOLSETS));
   }, 60_000);
 
-  it('serves only the chosen sets plus discovery; the lifecycle only with a two-phase tool', async () => {
+  it('serves only the chosen sets plus discovery; the lifecycle with a two-phase tool or any change (undo_change)', async () => {
     const reads = await served('vsphere_read');
     expect(reads).toEqual(['list_targets', 'list_vms', 'get_vm_details', 'list_hosts', 'list_clusters', 'list_datastores', 'list_snapshots']);
     const flr = await served('flr');
@@ -82,7 +83,7 @@ describe('toolsets', () => {
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
     await new Promise((r) => child.on('exit', r));
     const list = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: { tools: Array<{ name: string }> } }).find((m) => m.id === 2)!;
-    expect(list.result.tools.map((t) => t.name)).toEqual(['list_targets', 'zerto_find_protection', 'zerto_create_tagged_checkpoint', 'zerto_guard_before_mutate', ...CHANGE_HANDLES]);
+    expect(list.result.tools.map((t) => t.name)).toEqual(['list_targets', 'zerto_find_protection', 'zerto_create_tagged_checkpoint', 'zerto_guard_before_mutate', ...LIFECYCLE, ...CHANGE_HANDLES]);
 
     const bad = await promisify(execFile)(process.execPath, [BIN, '--lab', '--toolsets=vsphere_reed'], { env }).then(() => undefined, (e: { code: number; stderr: string }) => e);
     expect(bad?.code).toBe(1);

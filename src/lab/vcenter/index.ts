@@ -6,6 +6,7 @@ import type { LabCallLog } from '../call-log.js';
 import type { LabVcenter } from '../topology.js';
 import type { Lab } from './context.js';
 import { serveLab, type LabHttpServer } from './http-server.js';
+import { registerRecoveredVm, removeRecoveredVm, type RecoveredVmSpec } from './recovered-vms.js';
 import { createLab } from './service.js';
 
 /**
@@ -44,6 +45,8 @@ export interface LabVcenterHandle {
   /** `https://127.0.0.1:<port>/sdk` */
   url: string;
   port: number;
+  /** Where a simulated ZVM puts the VMs it recovers from a journal (clones, test VMs). */
+  readonly recovered: { register(spec: RecoveredVmSpec): string; remove(moid: string): boolean };
   close(): Promise<void>;
   readonly [LAB_INTERNALS]: LabInternals;
 }
@@ -81,6 +84,7 @@ export async function startLabVcenter(options: LabVcenterOptions): Promise<LabVc
   return {
     url: server.url,
     port: server.port,
+    recovered: { register: (spec) => registerRecoveredVm(lab, spec), remove: (moid) => removeRecoveredVm(lab, moid) },
     [LAB_INTERNALS]: { lab, server, roundTrips: () => roundTrips },
     close: async () => {
       lab.tasks.close();

@@ -57,6 +57,11 @@ export class LabZvmBehaviour {
    * (docs/zerto-notes.md); the default refuses with a 400, as other invalid operations answer.
    */
   cloudTaggedCheckpoints: 'refuse' | 'accept' = 'refuse';
+  /**
+   * Whether CloneStart is accepted while the VPG runs a failover test (R15). No source says; the lab
+   * accepts by default (a clone reads the journal, a test writes to scratch volumes).
+   */
+  cloneDuringTest: 'allow' | 'refuse' = 'allow';
   /** /v1/vms and /v1/vpgs carry one extra row whose name is null (the Swagger allows it). */
   nullNameRows = false;
   /** /v1/peersites leaves `SiteIdentifier` out, as the Swagger's PeerSiteApi does (docs/zerto-notes.md). */

@@ -55,6 +55,7 @@ export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string,
   const earliest = cps[0];
   const historyMinutes = Math.max(1, Math.round(state.journal.history(v.id) / 60_000));
   const actualMinutes = earliest ? Math.floor((Date.now() - earliest.at) / 60_000) : 0;
+  const stage = state.recoveries.testStage(v.id);
   return {
     VpgIdentifier: v.id, VpgName: v.name, VpgDescription: null, VpgType: 'Regular',
     Status: 1, StatusDescription: 'Meeting SLA', SubStatus: 0, SubStatusDescription: 'None',
@@ -62,6 +63,8 @@ export function vpg(state: LabZvmState, base: string, v: LabVpg): Record<string,
     Entities: { Protected: entityType(site(v.protectedSite)), Recovery: entityType(site(v.recoverySite)) },
     ProtectedSite: siteLink(state, base, v.protectedSite), RecoverySite: siteLink(state, base, v.recoverySite),
     ProtectedSiteName: v.protectedSite, RecoverySiteName: v.recoverySite,
+    // ZertoApiWrapper's captured VPG shows `"RunningFailOverTestApi": null` when no test runs.
+    ActiveProcessesApi: { RunningFailOverTestApi: stage === null ? null : { Stage: stage } },
     HistoryStatusApi: { ActualHistoryInMinutes: actualMinutes, ConfiguredHistoryInMinutes: historyMinutes, EarliestCheckpoint: earliest ? checkpoint(earliest) : null },
     Link: { href: `${base}/v1/vpgs/${v.id}`, identifier: v.id, rel: null, type: 'VpgApi' },
   };
@@ -93,7 +96,7 @@ export function task(state: LabZvmState, base: string, t: LabTask): Record<strin
   return {
     TaskIdentifier: t.id, Type: t.type, Status: { State: state.behaviour.looseShapes ? TASK_STATE_NAMES[v.state] : v.state, Progress: v.progress },
     InitiatedBy: t.initiatedBy, Started: isoTime(t.started), Completed: v.completed === null ? null : isoTime(v.completed),
-    CompleteReason: v.state === 4 ? (t.failReason ?? '') : '', IsCancellable: false, Generation: 1,
+    CompleteReason: v.state === 4 ? (t.failReason ?? '') : v.state === 5 ? 'Aborted by user' : '', IsCancellable: t.type === 'Clone' && v.state === 1, Generation: 1,
     RelatedEntities: { Vpgs: related('vpgs', t.vpgId), Sites: [siteLink(state, base, state.site.name)], Hosts: [], FlrSessions: related('flrs', t.flrSessionId) },
     Link: { href: `${base}/v1/tasks/${t.id}`, identifier: t.id, rel: null, type: 'TaskApi' },
   };

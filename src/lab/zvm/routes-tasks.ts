@@ -6,7 +6,7 @@ import * as render from './render.js';
 import type { LabTask, LabZvmState } from './state.js';
 import { HttpError, queryParam, route, sendJson, type Route } from './wire.js';
 
-const TASK_TYPES: Array<LabTask['type']> = ['InsertTaggedCP', 'FlrJournalMount', 'FlrJournalUnmount'];
+const TASK_TYPES: Array<LabTask['type']> = ['InsertTaggedCP', 'FlrJournalMount', 'FlrJournalUnmount', 'Clone', 'FailOverTest', 'StopFailOverTest'];
 const TASK_STATES = ['', 'InProgress', 'WaitingForUserInput', 'Paused', 'Failed', 'Stopped', 'Completed', 'Cancelling'];
 /** Indexed by the integer VPG Status the lab emits (docs/zerto-notes.md). */
 export const VPG_STATUSES = ['Initializing', 'MeetingSLA', 'NotMeetingSLA', 'HistoryNotMeetingSLA', 'RpoNotMeetingSLA', 'FailingOver', 'Moving', 'Deleting', 'Recovered'];

@@ -16,6 +16,8 @@ import { LabJournal } from './journal.js';
 import { checkBearer, keycloakRoutes } from './keycloak.js';
 import { flrRoutes } from './routes-flr.js';
 import { protectionRoutes } from './routes-protection.js';
+import type { LabRecoveryVcenter } from './recovery.js';
+import { recoveryRoutes } from './routes-recovery.js';
 import { taskRoutes } from './routes-tasks.js';
 import { LabZvmState } from './state.js';
 import { HttpError, readBody, sendError, type Route } from './wire.js';
@@ -32,6 +34,8 @@ export interface LabZvmOptions {
    * checkpoints). The owner ticks it through each ZVM; default: a journal of this ZVM's own.
    */
   journal?: LabJournal;
+  /** The simulated vCenter a clone or failover test creates its VMs in, by target (the recovery site's `recoveryTarget`). */
+  recoveryVcenter?: (target: string) => LabRecoveryVcenter | undefined;
   /** HTTPS with the lab certificate (default) or plain HTTP. */
   tls?: boolean;
   callLog?: LabCallLog;
@@ -60,7 +64,7 @@ export const LAB_TLS = {
 
 export async function startLabZvm(opts: LabZvmOptions): Promise<LabZvm> {
   const behaviour = new LabZvmBehaviour();
-  const state = new LabZvmState(opts.site, opts.guests, behaviour, opts.taskDurationMs ?? 1500, opts.journal ?? new LabJournal());
+  const state = new LabZvmState(opts.site, opts.guests, behaviour, opts.taskDurationMs ?? 1500, opts.journal ?? new LabJournal(), opts.recoveryVcenter);
   let baseUrl = '';
   const base = (): string => baseUrl;
   const routes: Route[] = [
@@ -69,6 +73,7 @@ export async function startLabZvm(opts: LabZvmOptions): Promise<LabZvm> {
     ...taskRoutes(state, base),
     ...protectionRoutes(state, base),
     ...flrRoutes(state, base),
+    ...recoveryRoutes(state, state.recoveries),
   ];
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     serve(req, res, routes, state, opts).catch((err: unknown) => {
@@ -93,6 +98,7 @@ export async function startLabZvm(opts: LabZvmOptions): Promise<LabZvm> {
     state,
     close: async () => {
       clearInterval(timer);
+      state.recoveries.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -8,22 +8,26 @@ import type { GuestFileSystems } from '../guest-files.js';
 import { LAB_VCENTERS, LAB_VPGS, LAB_ZERTO_SITES, labVmIdentifier, type LabVpg, type LabZertoSite } from '../topology.js';
 import type { LabZvmBehaviour } from './behaviour.js';
 import { LabJournal, type LabCheckpoint } from './journal.js';
+import { LabRecoveries, type LabRecoveryVcenter } from './recovery.js';
 
 export type { LabCheckpoint } from './journal.js';
 
 export interface LabTask {
   id: string;
-  type: 'InsertTaggedCP' | 'FlrJournalMount' | 'FlrJournalUnmount';
+  /** Zerto's task type names (the recovery ones as zvml-python-sdk's ZertoTaskTypes spells them). */
+  type: 'InsertTaggedCP' | 'FlrJournalMount' | 'FlrJournalUnmount' | 'Clone' | 'FailOverTest' | 'StopFailOverTest';
   vpgId?: string;
   flrSessionId?: string;
   started: number;
   durationMs: number;
   failReason?: string;
+  /** Set when the task was stopped before its end (CloneAbort): it ends Stopped (5) then. */
+  stoppedAt?: number;
   initiatedBy: string;
 }
 
 export interface LabTaskView {
-  state: 1 | 4 | 6;
+  state: 1 | 4 | 5 | 6;
   progress: number;
   completed: number | null;
 }
@@ -59,6 +63,8 @@ export class LabZvmState {
   readonly downloads = new Map<string, LabDownload>();
   /** access token -> expiry (ms) and the fault epoch it was issued in. */
   readonly tokens = new Map<string, { expiresAt: number; epoch: number; principal: string }>();
+  /** Clones and failover tests this ZVM runs. */
+  readonly recoveries: LabRecoveries;
 
   constructor(
     readonly site: LabZertoSite,
@@ -66,7 +72,9 @@ export class LabZvmState {
     readonly behaviour: LabZvmBehaviour,
     readonly taskDurationMs: number,
     readonly journal: LabJournal = new LabJournal(),
+    recoveryVcenter: (target: string) => LabRecoveryVcenter | undefined = () => undefined,
   ) {
+    this.recoveries = new LabRecoveries(this, recoveryVcenter);
     this.vpgs = LAB_VPGS.filter((v) => v.protectedSite === site.name || v.recoverySite === site.name);
     journal.register(site.name, this.vpgs);
     this.autoCheckpoint();
@@ -151,6 +159,7 @@ export class LabZvmState {
   }
 
   taskView(task: LabTask, now = Date.now()): LabTaskView {
+    if (task.stoppedAt !== undefined && now >= task.stoppedAt) return { state: 5, progress: 50, completed: task.stoppedAt };
     const end = task.started + task.durationMs;
     if (now < end) return { state: 1, progress: Math.min(99, Math.floor((100 * (now - task.started)) / Math.max(1, task.durationMs))), completed: null };
     if (task.failReason !== undefined) return { state: 4, progress: 50, completed: end };

@@ -54,6 +54,13 @@ export class PgChangeStore implements ChangeStore {
     return rows.map((r) => r.record);
   }
 
+  async undosOf(id: string): Promise<ChangeRecord[]> {
+    // Rare and per change: a scan of the jsonb field is enough (no index of its own).
+    // Ordered by the record's own start (ISO 8601 sorts as text), as the other stores order them.
+    const { rows } = await q<{ record: ChangeRecord }>(this.db, "SELECT record FROM change_records WHERE record->>'undo_of' = $1 ORDER BY record->>'started_at', id", [id]);
+    return rows.map((r) => r.record);
+  }
+
   async claim(id: string, fromInstance: string): Promise<boolean> {
     const taken = await inTransaction(this.db, `change:${id}`, async (client) => {
       await this.register(client);

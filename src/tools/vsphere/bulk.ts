@@ -19,6 +19,7 @@ import { GHOST_STATES, policyFlagsNow } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { bulkUndo } from './undo-rules.js';
 
 const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -154,6 +155,7 @@ export const bulkVmAction = defineTool({
   // Only the revert discards state; deletes would delete a safety snapshot with the VM or the others.
   safetySnapshot: { change: 'revert', reason: () => 'a bulk revert_to_current_snapshot', when: (args) => args.action === 'revert_to_current_snapshot' },
   idempotent: false,
+  undo: bulkUndo,
   input: Input,
   output: z.object({
     target: z.string(),

@@ -13,6 +13,7 @@ import { GHOST_STATES, resolveChangeVm, vmLabel, vmResolution, type VmChange } f
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { goneUndo } from './undo-rules.js';
 
 export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
   'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
@@ -64,6 +65,7 @@ export const deleteVm = defineTool({
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
+  undo: goneUndo('deletion', 'a deleted VM cannot be brought back from vSphere', true),
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),
@@ -113,6 +115,7 @@ export const unregisterVm = defineTool({
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
+  undo: goneUndo('unregistration', 'this server cannot register a VM again (re-register it from its .vmx in vSphere)'),
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),

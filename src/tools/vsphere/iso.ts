@@ -8,6 +8,7 @@ import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { isoUndo } from './undo-rules.js';
 
 const ISO_PATH = /^\[([^\]]+)\] \S.*\.iso$/i;
 
@@ -48,6 +49,7 @@ export const mountIso = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
+  undo: isoUndo,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -90,6 +92,7 @@ export const unmountIso = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
+  undo: isoUndo,
   input: z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs }),
   output: IsoOutput,
   async resolve(args, ctx): Promise<CdromChange> {

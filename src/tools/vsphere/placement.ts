@@ -9,6 +9,7 @@ import { DatastoreArg, FolderArg, HostArg, NameArg, ChangeCommonArgs, ResourcePo
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { cloneUndo, migrateUndo } from './undo-rules.js';
 
 /** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
 async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
@@ -55,6 +56,7 @@ export const migrateVm = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
+  undo: migrateUndo,
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -127,6 +129,7 @@ export const cloneVm = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,
+  undo: cloneUndo,
   input: z.object({
     target: TargetArg,
     vm: VmArg.describe('Source VM by exact name or moid.'),

@@ -10,6 +10,7 @@ import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { powerUndo, resetUndo } from './undo-rules.js';
 
 const PowerInput = z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs });
 
@@ -38,6 +39,7 @@ interface SimplePower {
   /** States in which the call is a no-op. */
   alreadyIn: string[];
   run: (client: VsphereClient, moid: string, ctx: CallContext, call: CallOptions) => Promise<{ task: string }>;
+  undo: typeof powerUndo;
 }
 
 function simplePowerTool(s: SimplePower) {
@@ -50,6 +52,7 @@ function simplePowerTool(s: SimplePower) {
     toolset: 'vsphere_change',
     singleTarget: true,
     idempotent: s.idempotent,
+    undo: s.undo,
     input: PowerInput,
     output: PowerOutput,
     resolve: (args, ctx) => resolvePower(args, ctx, s.verb),
@@ -76,6 +79,7 @@ export const powerOnVm = simplePowerTool({
   verb: 'power on',
   idempotent: true,
   alreadyIn: ['poweredOn'],
+  undo: powerUndo,
   run: (client, moid, ctx, call) => client.powerOn(moid, phaseWait(ctx, call, 0, 1, 'power on')),
 });
 
@@ -86,6 +90,7 @@ export const suspendVm = simplePowerTool({
   verb: 'suspend',
   idempotent: true,
   alreadyIn: ['suspended'],
+  undo: powerUndo,
   run: (client, moid, ctx, call) => client.suspend(moid, phaseWait(ctx, call, 0, 1, 'suspend')),
 });
 
@@ -96,6 +101,7 @@ export const resetVm = simplePowerTool({
   verb: 'reset',
   idempotent: false,
   alreadyIn: [],
+  undo: resetUndo,
   run: (client, moid, ctx, call) => client.reset(moid, phaseWait(ctx, call, 0, 1, 'reset')),
 });
 
@@ -123,6 +129,7 @@ export const powerOffVm = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
+  undo: powerUndo,
   input: z.object({
     target: TargetArg,
     vm: VmArg,

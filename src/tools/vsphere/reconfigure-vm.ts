@@ -10,6 +10,7 @@ import { DatastoreArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { reconfigureUndo } from './undo-rules.js';
 
 /** The objects the change names, resolved to moids before anything is sent. */
 interface ReconfigureChange extends VmChange {
@@ -48,6 +49,7 @@ export const reconfigureVm = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,
+  undo: reconfigureUndo,
   input: Input,
   output: z.object({
     target: z.string(),

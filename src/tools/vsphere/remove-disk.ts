@@ -13,6 +13,7 @@ import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange }
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { revertUndo } from './undo-rules.js';
 
 /** The disk to detach, bound by device key (and its file, checked again at execution). */
 interface DiskRemoval extends VmChange {
@@ -43,6 +44,7 @@ export const removeDisk = defineTool({
   singleTarget: true,
   safetySnapshot: { change: 'disk removal', reason: (_args, r: DiskRemoval) => `removing disk '${r.disk.label}'` },
   idempotent: false,
+  undo: revertUndo('disk removal'),
   input: z.object({
     target: TargetArg,
     vm: VmArg,

@@ -6,6 +6,7 @@ import { NameArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
 import { resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { createSnapshotUndo } from './undo-rules.js';
 
 export const createSnapshot = defineTool({
   name: 'create_snapshot',
@@ -17,6 +18,7 @@ export const createSnapshot = defineTool({
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,
+  undo: createSnapshotUndo,
   input: z.object({
     target: TargetArg,
     vm: VmArg,

@@ -13,6 +13,7 @@ import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange }
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { goneUndo, revertUndo } from './undo-rules.js';
 
 type FlatSnapshot = ReturnType<typeof flattenSnapshots>[number];
 
@@ -68,6 +69,7 @@ export const deleteSnapshot = defineTool({
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
+  undo: goneUndo('snapshot deletion', 'a deleted snapshot cannot be recreated as it was'),
   input: z.object({
     target: TargetArg,
     vm: VmArg,
@@ -123,6 +125,7 @@ export const revertSnapshot = defineTool({
   singleTarget: true,
   safetySnapshot: { change: 'revert', reason: (_args, r: SnapshotChange) => `reverting to snapshot '${r.snapshot.name}'` },
   idempotent: false,
+  undo: revertUndo('revert'),
   input: z.object({ target: TargetArg, vm: VmArg, snapshot: SnapshotArg, ...ChangeCommonArgs }),
   output: z.object({
     target: z.string(),

@@ -12,7 +12,8 @@ const MUTATING = ['power_on_vm', 'power_off_vm', 'suspend_vm', 'reset_vm', 'crea
 const DESTRUCTIVE = ['delete_snapshot', 'revert_snapshot', 'delete_vm', 'unregister_vm', 'remove_disk', 'bulk_vm_action'];
 const LIFECYCLE = ['list_pending_actions', 'confirm_action', 'cancel_action'];
 /** With any change: a change may outlive its call, so it can be followed and stopped. */
-const CHANGE_HANDLES = ['get_change', 'cancel_change'];
+// The change tools come with any change tool: follow, stop, undo (undo_change brings the lifecycle).
+const CHANGE_HANDLES = ['get_change', 'cancel_change', 'undo_change'];
 
 let h: Harness | undefined;
 let pool: TargetPool | undefined;
@@ -40,10 +41,10 @@ describe('capability gating of the change tools', () => {
     }
   });
 
-  it('without ENABLE_DESTRUCTIVE every destructive tool (and the lifecycle) is absent; the mutating ones are listed', async () => {
+  it('without ENABLE_DESTRUCTIVE every destructive tool is absent; the mutating ones are listed, with the lifecycle undo_change needs', async () => {
     const names = (await listed({})).map((t) => t.name);
-    expect(names).toEqual([...MUTATING, ...CHANGE_HANDLES]);
-    for (const d of [...DESTRUCTIVE, ...LIFECYCLE]) expect(names).not.toContain(d);
+    expect(names).toEqual([...MUTATING, ...LIFECYCLE, ...CHANGE_HANDLES]);
+    for (const d of DESTRUCTIVE) expect(names).not.toContain(d);
     // An unserved tool is a JSON-RPC error (-32602) that says why this one is absent.
     await expect(h!.call('delete_vm', { target: 'dev-vc1', vm: 'web-1' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('ENABLE_DESTRUCTIVE=true') });
   });

@@ -167,6 +167,11 @@ export class LabZvmFaults {
   }
 
   /** Back to the defaults of a fresh behaviour (maps and lists emptied in place: routes hold them). */
+  /** Whether CloneStart is refused while the VPG runs a failover test (undocumented either way). */
+  cloneDuringTest(rule: 'allow' | 'refuse'): void {
+    this.b.cloneDuringTest = rule;
+  }
+
   reset(): void {
     this.releaseTasks();
     const fresh = new LabZvmBehaviour() as unknown as Record<string, unknown>;

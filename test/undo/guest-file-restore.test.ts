@@ -1,0 +1,162 @@
+// Guest files put back after a gateway change, against the lab: the real filesystem MCP server
+// behind the gateway (guestfs, and `fsall` with all its tools over the same guest folder), the
+// bad change made through a real MCP client (the guard pins a checkpoint first), then the put-back
+// called directly with the runtime's own services: FLR from the simulated ZVM at that checkpoint,
+// written back through the same downstream server, read back and compared by sha256.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guestfsDownstream } from '../../src/lab/lab-mode.js';
+import {
+  guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type GuestPathTouched, type PinnedCheckpointRef,
+} from '../../src/undo/guest-file-restore.js';
+import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
+import { startCallLogSink, testDownstream, type CallLogSink } from '../support/downstream.js';
+import { callsSince, errorOf, mark, ok, ORIGINAL_CONF } from '../tools/zerto/support.js';
+
+// Changes allowed, and none without a pinned checkpoint: the put-back always has one to start from.
+const POLICY = 'defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: required }\n';
+
+let h: LabHarness;
+let sink: CallLogSink;
+let root: string;
+const APP01_VM = { target: 'lab-vc1', name: 'app-01', moid: 'vm-101' };
+
+beforeAll(async () => {
+  sink = await startCallLogSink();
+  h = await startLabHarness({
+    zvmTaskMs: 50, taskMs: 20, policyYaml: POLICY, checkpointTimeoutMs: 5_000, guestfs: true, downstreamBackoffMs: 50,
+    // The same guest folder through the filesystem server with every tool (move_file, create_directory).
+    editConfig: (lab) => {
+      const folder = lab.guestFolder!.root;
+      lab.config.app.downstream.push({ ...guestfsDownstream(folder, null), name: 'fsall' });
+      lab.config.app.downstream.push({ ...testDownstream('tsrv', { vm: 'app-01', sink }), guestFiles: { paths: { set_value: ['host'] } } });
+    },
+  });
+  sink.attach(h.lab.callLog);
+  root = h.lab.guestFolder!.root;
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await sink?.close();
+});
+
+const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+const onDisk = (guestPath: string) => readFileSync(join(root, guestPath), 'utf8');
+const deps = () => guestFileDepsOf(h.runtime.built.services);
+const signal = () => AbortSignal.timeout(60_000);
+
+/** The last change of `tool`: the guest paths its executing line holds, and the checkpoint pinned for it. */
+function lastChange(tool: string): { paths: GuestPathTouched[]; checkpoint: PinnedCheckpointRef } {
+  const lines = h.auditLines();
+  const executing = lines.filter((l) => l.tool === tool && l.phase === 'executing').at(-1)!;
+  const pinned = lines.find((l) => l.id === executing.id && l.phase === 'checkpointed')!;
+  const detail = pinned.detail as { tag: string; checkpoints: PinnedCheckpointRef['checkpoints'] };
+  return {
+    paths: (executing.detail as { guest_paths: GuestPathTouched[] }).guest_paths,
+    checkpoint: { status: 'checkpointed', change_id: String(executing.id), tag: detail.tag, checkpoints: detail.checkpoints },
+  };
+}
+
+describe('the gateway records the guest paths a change touches', () => {
+  it('write_file: the executing audit line carries guest_paths, mapped from the server\'s folder to the guest\'s /', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'listen_port = 0\n' }));
+    const { paths } = lastChange('guestfs__write_file');
+    expect(paths).toEqual([{ server: 'guestfs', tool: 'write_file', arg: 'path', path: '/etc/app.conf', vm: APP01_VM }]);
+    // Put back for the next tests, and proven in the next one.
+  });
+
+  it('a missing declared path argument is refused before anything runs: nothing forwarded, no executing line', async () => {
+    const before = mark(h);
+    const linesBefore = h.auditLines().length;
+    const e = errorOf(await h.call('tsrv__set_value', { key: 'k', value: 'v' }));
+    expect(e.code).toBe('invalid_input');
+    expect(e.message).toContain("declares 'host' as a guest path");
+    expect(e.message).toContain('Nothing was forwarded');
+    expect(callsSince(h, before, 'downstream:tsrv', /^call /)).toHaveLength(0);
+    expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/vpgs/:id/checkpoints')).toHaveLength(0);
+    expect(h.auditLines().slice(linesBefore).some((l) => l.phase === 'executing')).toBe(false);
+    // A path outside the folder the server sees as the guest's / is refused the same way.
+    const outside = errorOf(await h.call('guestfs__write_file', { path: '/tmp/elsewhere.conf', content: 'x' }));
+    expect(outside.code).toBe('invalid_input');
+    expect(outside.message).toContain('config guest_root');
+  });
+});
+
+describe('putBackGuestFiles', () => {
+  it('write_file of an existing file: put back, sha256 equal to the checkpoint\'s file', async () => {
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    expect(onDisk('etc/app.conf')).toBe('listen_port = 0\n');
+    const plan = await planGuestFileRestore(paths, checkpoint, deps());
+    expect(plan).toEqual([expect.objectContaining({ path: '/etc/app.conf', action: 'restore', possible: true })]);
+    expect(plan[0]!.reason).toContain('guestfs has no delete tool');
+    const before = mark(h);
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(results).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
+    expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+    // One mount, always unmounted; and the put-back pinned no checkpoint of its own.
+    expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(1);
+    expect(callsSince(h, before, 'zvm:lab-zvm', 'DELETE /v1/flrs/:id')).toHaveLength(1);
+    expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/vpgs/:id/checkpoints')).toHaveLength(0);
+    expect(h.lab.zvms.get('lab-zvm')!.state.liveSessions()).toHaveLength(0);
+  });
+
+  it('edit_file: put back', async () => {
+    ok(await h.call('guestfs__edit_file', { path: join(root, 'etc/app.conf'), edits: [{ oldText: 'log_level = info', newText: 'log_level = trace' }] }));
+    expect(onDisk('etc/app.conf')).toContain('log_level = trace');
+    const { paths, checkpoint } = lastChange('guestfs__edit_file');
+    expect(paths.map((p) => [p.tool, p.path])).toEqual([['edit_file', '/etc/app.conf']]);
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(results).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
+    expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+  });
+
+  it('a file the change created: the filesystem server has no delete tool, so it is reported, not skipped', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/created.conf'), content: 'new\n' }));
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(results).toEqual([{
+      path: '/etc/created.conf', status: 'not_possible',
+      reason: 'it did not exist at the checkpoint (the change created it), and guestfs has no delete tool; remove /etc/created.conf by hand',
+    }]);
+    expect(onDisk('etc/created.conf')).toBe('new\n');
+  });
+
+  it('move_file: both paths put back (source restored, destination reported: it did not exist before)', async () => {
+    ok(await h.call('fsall__move_file', { source: join(root, 'etc/app.conf'), destination: join(root, 'etc/app.conf.moved') }));
+    const { paths, checkpoint } = lastChange('fsall__move_file');
+    expect(paths.map((p) => [p.arg, p.path])).toEqual([['source', '/etc/app.conf'], ['destination', '/etc/app.conf.moved']]);
+    const plan = await planGuestFileRestore(paths, checkpoint, deps());
+    expect(plan.map((p) => [p.path, p.action, p.possible])).toEqual([['/etc/app.conf', 'restore', true], ['/etc/app.conf.moved', 'restore', true]]);
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(results[0]).toEqual({ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) });
+    expect(results[1]).toMatchObject({ path: '/etc/app.conf.moved', status: 'not_possible', reason: expect.stringContaining('fsall has no delete tool') });
+    expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+    rmSync(join(root, 'etc/app.conf.moved'));
+  });
+
+  it('two files, one restore fails: one done, one failed, each with its reason', async () => {
+    writeFileSync(join(root, 'etc/second.conf'), 'second = 1\n');
+    h.lab.guests.sync();
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken = yes\n' }));
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    // Something else made the second file a folder since: the filesystem server cannot write it.
+    rmSync(join(root, 'etc/second.conf'));
+    mkdirSync(join(root, 'etc/second.conf'));
+    const both = [...paths, { ...paths[0]!, path: '/etc/second.conf' }];
+    const results = await putBackGuestFiles(both, checkpoint, deps(), { signal: signal() });
+    expect(results[0]).toEqual({ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) });
+    expect(results[1]).toMatchObject({ path: '/etc/second.conf', status: 'failed', reason: expect.stringContaining("guestfs's write_file refused the write") });
+    expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+    rmSync(join(root, 'etc/second.conf'), { recursive: true });
+  });
+
+  it('a checkpoint that holds no such VM\'s pin, or a path the server cannot write: not_possible, said per path', async () => {
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    const none = await putBackGuestFiles(paths, { ...checkpoint, status: 'not_protected', checkpoints: [] }, deps(), { signal: signal() });
+    expect(none).toEqual([{ path: '/etc/app.conf', status: 'not_possible', reason: expect.stringContaining('no checkpoint was pinned for VM "app-01"') }]);
+    const gone = await putBackGuestFiles([{ ...paths[0]!, server: 'nosuch' }], checkpoint, deps(), { signal: signal() });
+    expect(gone[0]).toMatchObject({ status: 'not_possible', reason: expect.stringContaining('"nosuch" is not configured') });
+  });
+});
