@@ -21,16 +21,18 @@ import { callsSince, errorOf, mark, ok, ORIGINAL_CONF, vpgId, waitFor } from '..
 const SHELL_SERVER = fileURLToPath(new URL('../support/guest-shell-server.mjs', import.meta.url));
 
 /** An ssh-style server (sees guest paths as they are), declared as config.json would: its own tool names, and a delete tool. */
+const SHELL_TOKEN = 'shell-token-5b2e9d71';
+
 function shellDownstream(guestFolder: string) {
   const { config, problems } = parseAppConfig({
     downstream: [{
-      name: 'shell', command: process.execPath, args: [SHELL_SERVER], env: { GUEST_ROOT: guestFolder }, vm: 'app-01',
+      name: 'shell', command: process.execPath, args: [SHELL_SERVER], env: { GUEST_ROOT: guestFolder, SHELL_TOKEN: '${SHELL_TOKEN}' }, vm: 'app-01',
       undo_paths: { put: ['file'], rm: ['file'] },
       undo_tools: { write: { tool: 'put', path_arg: 'file', content_arg: 'text' }, read: { tool: 'get', path_arg: 'file' }, delete: { tool: 'rm', path_arg: 'file' } },
     }],
-  }, 'config.json');
+  }, 'config.json', { SHELL_TOKEN });
   expect(problems).toEqual([]);
-  return config!.downstream[0]!;
+  return { server: config!.downstream[0]!, secrets: config!.inlineCredentials };
 }
 
 // Changes allowed, and none without a pinned checkpoint: the put-back always has one to start from.
@@ -50,7 +52,9 @@ beforeAll(async () => {
       const folder = lab.guestFolder!.root;
       lab.config.app.downstream.push({ ...guestfsDownstream(folder, null), name: 'fsall' });
       lab.config.app.downstream.push({ ...testDownstream('tsrv', { vm: 'app-01', sink }), guestFiles: { paths: { set_value: ['host'] } } });
-      lab.config.app.downstream.push(shellDownstream(folder));
+      const shell = shellDownstream(folder);
+      lab.config.app.downstream.push(shell.server);
+      Object.assign(lab.config.app.inlineCredentials, shell.secrets);
     },
   });
   sink.attach(h.lab.callLog);
@@ -117,9 +121,12 @@ describe('putBackGuestFiles', () => {
     expect(plan).toEqual([expect.objectContaining({ path: '/etc/app.conf', action: 'restore', possible: true })]);
     expect(plan[0]!.reason).toContain('guestfs has no delete tool');
     const before = mark(h);
-    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    const running: unknown[] = [];
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal(), running: (w) => running.push(w) });
     expect(results).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
     expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+    // The change watcher is told the FLR session, so a crash or cancel can end it.
+    expect(running).toEqual([{ kind: 'flr_session', site: 'lab-zvm', session_id: expect.any(String) }]);
     // One mount, always unmounted; and the put-back pinned no checkpoint of its own.
     expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(1);
     expect(callsSince(h, before, 'zvm:lab-zvm', 'DELETE /v1/flrs/:id')).toHaveLength(1);
@@ -200,6 +207,25 @@ describe('putBackGuestFiles', () => {
     expect(await putBackGuestFiles(created.paths, created.checkpoint, deps(), { signal: signal() }))
       .toEqual([{ path: '/etc/shell-made.conf', status: 'removed', reason: 'it did not exist at the checkpoint' }]);
     expect(() => onDisk('etc/shell-made.conf')).toThrow(/ENOENT/);
+  });
+
+  it('a downstream refusal quoting the server\'s secret: failed, the reason quotes it with the secret cut out', async () => {
+    writeFileSync(join(root, 'etc/guarded.conf'), 'refuse-me = 1\n');
+    h.lab.guests.sync();
+    await shellPut('/etc/guarded.conf', 'changed\n');
+    const { paths, checkpoint } = lastChange('shell__put');
+    const [r] = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(r).toMatchObject({ path: '/etc/guarded.conf', status: 'failed', reason: expect.stringContaining("shell's put refused the write: \"refused by the guest (session token [REDACTED])\"") });
+    expect(JSON.stringify(r)).not.toContain(SHELL_TOKEN);
+  });
+
+  it('create_directory of a new folder: the filesystem server cannot delete it, so it is reported', async () => {
+    ok(await h.call('fsall__create_directory', { path: join(root, 'srv/made-by-change') }));
+    const { paths, checkpoint } = lastChange('fsall__create_directory');
+    const plan = await planGuestFileRestore(paths, checkpoint, deps());
+    expect(plan).toEqual([expect.objectContaining({ path: '/srv/made-by-change', action: 'report', possible: false, reason: expect.stringContaining('fsall has no delete tool') })]);
+    expect(await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() }))
+      .toEqual([{ path: '/srv/made-by-change', status: 'not_possible', reason: expect.stringContaining('fsall has no delete tool; remove /srv/made-by-change by hand') }]);
   });
 
   it('binary content a text-only write tool cannot carry: not_possible, with the way out', async () => {
