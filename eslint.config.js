@@ -43,7 +43,8 @@ export default tseslint.config(
     rules: restrict([NO_LAB, NO_SDK_V1, NO_MCP_EDGE]),
   },
   {
-    files: ['src/config/**/*.ts', 'src/store/**/*.ts', 'src/audit/**/*.ts', 'src/check/**/*.ts', 'src/wiring/**/*.ts'],
+    // undo/ reaches downstream servers through the gateway's port (downstream/forward.ts), never the SDK.
+    files: ['src/config/**/*.ts', 'src/store/**/*.ts', 'src/audit/**/*.ts', 'src/check/**/*.ts', 'src/wiring/**/*.ts', 'src/undo/**/*.ts'],
     rules: restrict([NO_LAB, NO_SDK_V1, NO_MCP_EDGE, NO_SDK]),
   },
   {

@@ -3,7 +3,7 @@
 // change: the folder is captured into the versioned guest model before each checkpoint and each
 // current read, and on every write a file watcher reports. Writes made through the model (the lab
 // write tool) are mirrored onto disk. Linux guests only: the folder is the guest's `/`.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import type { GuestFileSystems, GuestVmRef } from './guest-files.js';
 
@@ -25,7 +25,7 @@ export class GuestFolder {
     folder.unsubscribe.push(guests.addSync(() => folder.capture()));
     folder.unsubscribe.push(guests.onWrite((id, version) => {
       if (id !== folder.key) return;
-      if (version.deleted) rmSync(folder.diskPath(version.path), { force: true });
+      if (version.deleted) removeFile(folder.diskPath(version.path));
       else folder.put(version.path, version.content);
     }));
     try {
@@ -85,6 +85,12 @@ function* walk(dir: string): Generator<string> {
     if (e.isDirectory()) yield* walk(p);
     else if (e.isFile()) yield p;
   }
+}
+
+/** Removes a file; a folder standing where the deleted file was is not that file, and stays. */
+function removeFile(file: string): void {
+  if (lstatSync(file, { throwIfNoEntry: false })?.isDirectory()) return;
+  rmSync(file, { force: true });
 }
 
 function readFileSafe(file: string): Buffer | undefined {

@@ -15,7 +15,7 @@ import type { ZertoServices } from '../tools/zerto/services.js';
 import { siteClientLookup, withFlrMount, type MountedCheckpoint } from '../zerto/index.js';
 import { parseGuestPath } from '../zerto/guest-path.js';
 import { findVm, type VmCheckpoint } from './guest-file-checkpoint.js';
-import type { GuestFileItemResult } from './guest-file-restore.js';
+import { withHint, type GuestFileItemResult } from './guest-file-restore.js';
 
 export interface PutBackItem {
   touched: GuestPathTouched;
@@ -159,5 +159,5 @@ function reasonOf(err: unknown, signal: AbortSignal, budgetMs: number): string {
     const timedOut = (signal.reason as Error | undefined)?.name === 'TimeoutError';
     return timedOut ? `the put-back ran past its ${Math.round(budgetMs / 1000)} s bound` : 'the put-back was cancelled';
   }
-  return err instanceof Error ? err.message : String(err);
+  return withHint(err);
 }

@@ -12,7 +12,7 @@
 // undo running through the pipeline) has decided and checkpointed the undo as a whole.
 import type { GuestFileSpec } from '../config/downstream-undo.js';
 import type { RunningWork } from '../core/change-record.js';
-import { AppError } from '../core/errors.js';
+import { AppError, isAppError } from '../core/errors.js';
 import type { GuardOutcome, PinnedCheckpoint } from '../core/guard.js';
 import type { Logger } from '../core/logger.js';
 import type { GuestFileGateway } from '../downstream/forward.js';
@@ -181,7 +181,7 @@ async function groupBlocker(group: VmGroup, checkpoint: PinnedCheckpointRef, dep
     await firstPlaceableCandidate(clientOf, candidates, found.vm.vm_identifier, { recoverySite: siteClientLookup(deps.zerto.sites.map((s) => s.client)), signal });
     return undefined;
   } catch (err) {
-    return `the checkpoint cannot be used: ${err instanceof Error ? err.message : String(err)}`;
+    return `the checkpoint cannot be used: ${withHint(err)}`;
   }
 }
 
@@ -191,6 +191,12 @@ function itemBlocker(t: GuestPathTouched, spec: GuestFileSpec | undefined): stri
   if (!spec.write) return `${t.server} declares no write tool (config undo_tools.write), so nothing can be written back into the guest; restore ${t.path} with zerto_recover_file and put it back by hand`;
   if (!spec.read) return `${t.server} declares no read tool (config undo_tools.read), so a put-back could not be checked; restore ${t.path} with zerto_recover_file and put it back by hand`;
   return undefined;
+}
+
+/** An error's message and, for ours, its hint: what to do next belongs in a reason too. */
+export function withHint(err: unknown): string {
+  if (isAppError(err)) return err.hint ? `${err.message} ${err.hint}` : err.message;
+  return err instanceof Error ? err.message : String(err);
 }
 
 function siteClient(zerto: ZertoServices, site: string) {

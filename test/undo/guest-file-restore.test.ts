@@ -7,13 +7,33 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { parseAppConfig } from '../../src/config/app-config.js';
 import { guestfsDownstream } from '../../src/lab/lab-mode.js';
+import { journalFaults } from '../../src/lab/zvm/testing/faults.js';
 import {
   guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type GuestPathTouched, type PinnedCheckpointRef,
 } from '../../src/undo/guest-file-restore.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { startCallLogSink, testDownstream, type CallLogSink } from '../support/downstream.js';
-import { callsSince, errorOf, mark, ok, ORIGINAL_CONF } from '../tools/zerto/support.js';
+import { callsSince, errorOf, mark, ok, ORIGINAL_CONF, vpgId, waitFor } from '../tools/zerto/support.js';
+
+const SHELL_SERVER = fileURLToPath(new URL('../support/guest-shell-server.mjs', import.meta.url));
+
+/** An ssh-style server (sees guest paths as they are), declared as config.json would: its own tool names, and a delete tool. */
+const SHELL_TOKEN = 'shell-token-5b2e9d71';
+
+function shellDownstream(guestFolder: string) {
+  const { config, problems } = parseAppConfig({
+    downstream: [{
+      name: 'shell', command: process.execPath, args: [SHELL_SERVER], env: { GUEST_ROOT: guestFolder, SHELL_TOKEN: '${SHELL_TOKEN}' }, vm: 'app-01',
+      undo_paths: { put: ['file'], rm: ['file'] },
+      undo_tools: { write: { tool: 'put', path_arg: 'file', content_arg: 'text' }, read: { tool: 'get', path_arg: 'file' }, delete: { tool: 'rm', path_arg: 'file' } },
+    }],
+  }, 'config.json', { SHELL_TOKEN });
+  expect(problems).toEqual([]);
+  return { server: config!.downstream[0]!, secrets: config!.inlineCredentials };
+}
 
 // Changes allowed, and none without a pinned checkpoint: the put-back always has one to start from.
 const POLICY = 'defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: required }\n';
@@ -32,6 +52,9 @@ beforeAll(async () => {
       const folder = lab.guestFolder!.root;
       lab.config.app.downstream.push({ ...guestfsDownstream(folder, null), name: 'fsall' });
       lab.config.app.downstream.push({ ...testDownstream('tsrv', { vm: 'app-01', sink }), guestFiles: { paths: { set_value: ['host'] } } });
+      const shell = shellDownstream(folder);
+      lab.config.app.downstream.push(shell.server);
+      Object.assign(lab.config.app.inlineCredentials, shell.secrets);
     },
   });
   sink.attach(h.lab.callLog);
@@ -46,6 +69,12 @@ const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex')
 const onDisk = (guestPath: string) => readFileSync(join(root, guestPath), 'utf8');
 const deps = () => guestFileDepsOf(h.runtime.built.services);
 const signal = () => AbortSignal.timeout(60_000);
+
+/** The shell server answers plain text (not JSON), so its call is checked here rather than by h.call. */
+async function shellPut(file: string, text: string): Promise<void> {
+  const res = await h.client.callTool({ name: 'shell__put', arguments: { file, text } });
+  expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+}
 
 /** The last change of `tool`: the guest paths its executing line holds, and the checkpoint pinned for it. */
 function lastChange(tool: string): { paths: GuestPathTouched[]; checkpoint: PinnedCheckpointRef } {
@@ -92,9 +121,12 @@ describe('putBackGuestFiles', () => {
     expect(plan).toEqual([expect.objectContaining({ path: '/etc/app.conf', action: 'restore', possible: true })]);
     expect(plan[0]!.reason).toContain('guestfs has no delete tool');
     const before = mark(h);
-    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    const running: unknown[] = [];
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal(), running: (w) => running.push(w) });
     expect(results).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
     expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+    // The change watcher is told the FLR session, so a crash or cancel can end it.
+    expect(running).toEqual([{ kind: 'flr_session', site: 'lab-zvm', session_id: expect.any(String) }]);
     // One mount, always unmounted; and the put-back pinned no checkpoint of its own.
     expect(callsSince(h, before, 'zvm:lab-zvm', 'POST /v1/flrs')).toHaveLength(1);
     expect(callsSince(h, before, 'zvm:lab-zvm', 'DELETE /v1/flrs/:id')).toHaveLength(1);
@@ -158,5 +190,83 @@ describe('putBackGuestFiles', () => {
     expect(none).toEqual([{ path: '/etc/app.conf', status: 'not_possible', reason: expect.stringContaining('no checkpoint was pinned for VM "app-01"') }]);
     const gone = await putBackGuestFiles([{ ...paths[0]!, server: 'nosuch' }], checkpoint, deps(), { signal: signal() });
     expect(gone[0]).toMatchObject({ status: 'not_possible', reason: expect.stringContaining('"nosuch" is not configured') });
+  });
+
+  it('a server that sees guest paths as they are, with its own tool names and a delete tool: written back, and a created file removed', async () => {
+    await shellPut('/etc/app.conf', 'via shell\n');
+    const written = lastChange('shell__put');
+    expect(written.paths).toEqual([{ server: 'shell', tool: 'put', arg: 'file', path: '/etc/app.conf', vm: APP01_VM }]);
+    expect(await putBackGuestFiles(written.paths, written.checkpoint, deps(), { signal: signal() }))
+      .toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
+    expect(onDisk('etc/app.conf')).toBe(ORIGINAL_CONF);
+
+    await shellPut('/etc/shell-made.conf', 'made\n');
+    const created = lastChange('shell__put');
+    const plan = await planGuestFileRestore(created.paths, created.checkpoint, deps());
+    expect(plan[0]!.reason).toContain("removed with shell's rm");
+    expect(await putBackGuestFiles(created.paths, created.checkpoint, deps(), { signal: signal() }))
+      .toEqual([{ path: '/etc/shell-made.conf', status: 'removed', reason: 'it did not exist at the checkpoint' }]);
+    expect(() => onDisk('etc/shell-made.conf')).toThrow(/ENOENT/);
+  });
+
+  it('a downstream refusal quoting the server\'s secret: failed, the reason quotes it with the secret cut out', async () => {
+    writeFileSync(join(root, 'etc/guarded.conf'), 'refuse-me = 1\n');
+    h.lab.guests.sync();
+    await shellPut('/etc/guarded.conf', 'changed\n');
+    const { paths, checkpoint } = lastChange('shell__put');
+    const [r] = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(r).toMatchObject({ path: '/etc/guarded.conf', status: 'failed', reason: expect.stringContaining("shell's put refused the write: \"refused by the guest (session token [REDACTED])\"") });
+    expect(JSON.stringify(r)).not.toContain(SHELL_TOKEN);
+  });
+
+  it('create_directory of a new folder: the filesystem server cannot delete it, so it is reported', async () => {
+    ok(await h.call('fsall__create_directory', { path: join(root, 'srv/made-by-change') }));
+    const { paths, checkpoint } = lastChange('fsall__create_directory');
+    const plan = await planGuestFileRestore(paths, checkpoint, deps());
+    expect(plan).toEqual([expect.objectContaining({ path: '/srv/made-by-change', action: 'report', possible: false, reason: expect.stringContaining('fsall has no delete tool') })]);
+    expect(await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() }))
+      .toEqual([{ path: '/srv/made-by-change', status: 'not_possible', reason: expect.stringContaining('fsall has no delete tool; remove /srv/made-by-change by hand') }]);
+  });
+
+  it('binary content a text-only write tool cannot carry: not_possible, with the way out', async () => {
+    writeFileSync(join(root, 'etc/blob.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0xff, 0xfe]));
+    h.lab.guests.sync();
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/blob.bin'), content: 'text now\n' }));
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    const [r] = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(r).toMatchObject({ path: '/etc/blob.bin', status: 'not_possible', reason: expect.stringContaining("binary (not UTF-8 text), and guestfs's write_file carries text only") });
+    expect(r!.reason).toContain('zerto_recover_file');
+    expect(onDisk('etc/blob.bin')).toBe('text now\n');
+  });
+
+  it('a cancelled put-back fails each path with the reason and leaves no FLR session mounted', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken again\n' }));
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    const stop = new AbortController();
+    stop.abort();
+    const results = await putBackGuestFiles(paths, checkpoint, deps(), { signal: stop.signal });
+    expect(results).toEqual([{ path: '/etc/app.conf', status: 'failed', reason: expect.stringContaining('the put-back was cancelled') }]);
+    expect(h.lab.zvms.get('lab-zvm')!.state.liveSessions()).toHaveLength(0);
+    expect(onDisk('etc/app.conf')).toBe('broken again\n');
+    // The same call again, not cancelled, puts it back: nothing was left half done.
+    expect(await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() })).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
+  });
+
+  // Last: it empties vpg-app's journal.
+  it('a checkpoint that has left the journal: the plan says not possible, naming the journal\'s earliest point', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'late\n' }));
+    const { paths, checkpoint } = lastChange('guestfs__write_file');
+    const state = h.lab.zvms.get('lab-zvm')!.state;
+    const pinnedAt = Date.parse(checkpoint.checkpoints[0]!.timestamp);
+    // Both VPGs of app-01 re-sync; the journal holds only what comes after.
+    const vpgs = [vpgId('vpg-app'), vpgId('vpg-app-critical')];
+    for (const v of vpgs) journalFaults(state.journal).resync(v);
+    await waitFor(() => vpgs.every((v) => state.listedCheckpoints(v).some((c) => c.at > pinnedAt)), 15_000);
+    const plan = await planGuestFileRestore(paths, checkpoint, deps());
+    expect(plan).toEqual([expect.objectContaining({ path: '/etc/app.conf', action: 'report', possible: false })]);
+    expect(plan[0]!.reason).toMatch(/the checkpoint cannot be used: .*(no longer in the journal|rolled past it)/);
+    const [r] = await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() });
+    expect(r).toMatchObject({ status: 'failed', reason: expect.stringMatching(/could not be mounted or read: .*(no longer in the journal|rolled past it)/) });
+    expect(onDisk('etc/app.conf')).toBe('late\n');
   });
 });
