@@ -13,7 +13,7 @@ import { TargetPool } from '../../src/vsphere/target-pool.js';
 import { ZvmClient } from '../../src/zerto/client.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { withSiteDefaults } from '../../src/zerto/site-config.js';
-import { zertoVmIdentifier } from '../../src/zerto/vm-identity.js';
+import { journalRecoveryDeps } from '../../src/wiring/journal-recovery-deps.js';
 import {
   journalRecoveryOptions, runJournalRecovery, stopJournalFailoverTest, type JournalRecoveryDeps, type JournalRecoveryOption, type PinnedPoint,
 } from '../../src/undo/journal-recovery.js';
@@ -52,8 +52,6 @@ afterEach(() => {
 
 const site = (name: string) => sites.find((s) => s.config.name === name)!;
 const vmsOn = (target: string) => pool.run(target, (c, call) => c.listVms(call));
-const vsphereIdentifier: NonNullable<JournalRecoveryDeps['vmIdentifierOf']> = async ({ target, moid }, signal) =>
-  zertoVmIdentifier((await pool.run(target, (c, call) => c.about(call), { ...(signal ? { signal } : {}), timeoutMs: 10_000 })).instanceUuid, moid);
 
 /** Pins a tagged checkpoint on the VPGs, as the guard does before a change; the first VPG's point is the record's. */
 async function pin(vm: string, vpgs: string[], change: string): Promise<PinnedPoint> {
@@ -92,8 +90,10 @@ describe('a VM deleted in vSphere', () => {
     expect(options[0]).toMatchObject({ vm: WEB01, checkpoint: point, production_untouched: true });
     expect(options[0]!.produces).toMatch(/^a clone of 'web-01' at checkpoint .* on recovery site 'lab-zvm'.*production untouched$/);
     expect(options[1]!.produces).toContain("'web-01 - testing recovery'");
-    // The vCenter still answers for its instanceUuid although the VM is gone: the same VPG.
-    const byId = optionsOf(await journalRecoveryOptions(WEB01, point, { ...deps, vmIdentifierOf: vsphereIdentifier }));
+    // The vCenter still answers for its instanceUuid although the VM is gone: the same VPG, by identifier.
+    const wired = journalRecoveryDeps({ sites, pollIntervalMs: 40 }, pool);
+    expect(await wired.vmIdentifierOf!({ target: 'lab-vc1', moid: 'vm-102' })).toBe(labVmIdentifier('lab-vc1', 'vm-102'));
+    const byId = optionsOf(await journalRecoveryOptions(WEB01, point, wired));
     expect(byId.map((o) => o.vpg.id)).toEqual([VPG_APP, VPG_APP]);
   });
 
