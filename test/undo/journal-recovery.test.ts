@@ -300,6 +300,36 @@ describe('a ZVM that answers less than it should', () => {
     expect(lab.callLog.find('zvm:lab-zvm', 'POST /v1/vpgs/:id/CloneStart').filter((c) => c.seq > from)).toHaveLength(1);
   });
 
+  it('a ZVM that stops answering after it accepted a clone: failed as unknown, with the task, never "nothing changed"', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-lost');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    // Every poll of the task is lost on the way (the client's own timeout), after the start was accepted.
+    zvmFaults(zvm).delayRoute('GET /v1/tasks/:id', 60_000);
+    const quick = new ZvmClient({ site: site('lab-zvm').config, secrets: envSecretSource(lab.env), requestTimeoutMs: 1_000 });
+    try {
+      const res = await runJournalRecovery(clone, { ...deps, sites: [{ config: site('lab-zvm').config, client: quick }] }, { signal: new AbortController().signal });
+      expect(res).toMatchObject({ status: 'failed', code: 'unknown', produced: { task_id: expect.any(String), vpg: 'vpg-app' } });
+      expect(res.reason).toContain('accepted the clone');
+      expect(res.reason).not.toMatch(/nothing (changed|was started)/i);
+    } finally {
+      zvmFaults(zvm).delayRoute('GET /v1/tasks/:id', 0);
+      await quick.close();
+    }
+  });
+
+  it('a run whose site cannot be asked any more answers failed, nothing started, instead of throwing', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-site-down');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    const asked = zvm.state.recoveries.requests.length;
+    zvmFaults(zvm).failRoute('GET /v1/vms', 10, 503);
+    const res = await runJournalRecovery(clone, deps, { signal: new AbortController().signal });
+    expect(res).toMatchObject({ status: 'failed', code: 'protection_unknown' });
+    expect(res.reason).toMatch(/Nothing was started\.$/);
+    expect(zvm.state.recoveries.requests.length).toBe(asked);
+  });
+
   it('a site that cannot be asked makes the options unknown (protection_unknown), never "not protected"', async () => {
     zvmFaults(lab.zvms.get('lab-zvm')!).failRoute('GET /v1/vms', 10, 503);
     await expect(journalRecoveryOptions(WEB01, { id: '1', time: new Date().toISOString() }, deps)).rejects.toMatchObject({ code: 'protection_unknown' });
