@@ -130,8 +130,10 @@ export async function runJournalRecovery(option: JournalRecoveryOption, deps: Jo
     if ('gone' in at) return failed(`The checkpoint ${option.checkpoint.time} is no longer in the journal: ${at.gone}. Nothing was started.`, 'checkpoint_expired');
     target = { r, checkpoint: at.checkpoint, vmIdentifier: found.vm_identifier };
   } catch (err) {
-    if (err instanceof AppError && err.code === 'cancelled') return failed('Cancelled before anything was asked of Zerto; nothing changed.', 'cancelled');
-    throw err;
+    if (!(err instanceof AppError)) throw err;
+    if (err.code === 'cancelled') return failed('Cancelled before anything was asked of Zerto; nothing changed.', 'cancelled');
+    // A ZVM that cannot be asked now (unreachable, protection unknown): nothing was started.
+    return failed(`${err.message} Nothing was started.`, err.code);
   }
   const { r, checkpoint, vmIdentifier } = target;
   const client = r.site.client;

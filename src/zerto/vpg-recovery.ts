@@ -56,8 +56,15 @@ export async function runVpgRecovery(client: ZvmClient, args: VpgRecoveryArgs): 
       deadline: (args.clock ?? Date.now)() + args.timeoutMs, pollMs: args.pollMs, signal: args.signal, ...(args.clock ? { clock: args.clock } : {}),
     });
   } catch (err) {
-    if (!(err instanceof AppError && err.code === 'cancelled')) throw err;
-    return { status: 'failed', failure: 'cancelled', task_id: taskId, started: true, reason: `Cancelled while the ${what} of VPG '${args.vpgName}' ran (task ${taskId}); ${await undo(client, args)}.` };
+    if (!(err instanceof AppError)) throw err;
+    if (err.code === 'cancelled') {
+      return { status: 'failed', failure: 'cancelled', task_id: taskId, started: true, reason: `Cancelled while the ${what} of VPG '${args.vpgName}' ran (task ${taskId}); ${await undo(client, args)}.` };
+    }
+    // The ZVM accepted, then stopped answering: the recovery may well go on there.
+    return {
+      status: 'failed', failure: 'unknown', task_id: taskId, started: true,
+      reason: `Zerto site '${client.site.name}' accepted the ${what} of VPG '${args.vpgName}' (task ${taskId}) and then could not be asked how it went (${err.message}); look for it in the Zerto UI and at the recovery site.`,
+    };
   }
   switch (outcome.kind) {
     case 'completed':

@@ -13,7 +13,7 @@ import { TargetPool } from '../../src/vsphere/target-pool.js';
 import { ZvmClient } from '../../src/zerto/client.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { withSiteDefaults } from '../../src/zerto/site-config.js';
-import { zertoVmIdentifier } from '../../src/zerto/vm-identity.js';
+import { journalRecoveryDeps } from '../../src/wiring/journal-recovery-deps.js';
 import {
   journalRecoveryOptions, runJournalRecovery, stopJournalFailoverTest, type JournalRecoveryDeps, type JournalRecoveryOption, type PinnedPoint,
 } from '../../src/undo/journal-recovery.js';
@@ -52,8 +52,6 @@ afterEach(() => {
 
 const site = (name: string) => sites.find((s) => s.config.name === name)!;
 const vmsOn = (target: string) => pool.run(target, (c, call) => c.listVms(call));
-const vsphereIdentifier: NonNullable<JournalRecoveryDeps['vmIdentifierOf']> = async ({ target, moid }, signal) =>
-  zertoVmIdentifier((await pool.run(target, (c, call) => c.about(call), { ...(signal ? { signal } : {}), timeoutMs: 10_000 })).instanceUuid, moid);
 
 /** Pins a tagged checkpoint on the VPGs, as the guard does before a change; the first VPG's point is the record's. */
 async function pin(vm: string, vpgs: string[], change: string): Promise<PinnedPoint> {
@@ -92,8 +90,10 @@ describe('a VM deleted in vSphere', () => {
     expect(options[0]).toMatchObject({ vm: WEB01, checkpoint: point, production_untouched: true });
     expect(options[0]!.produces).toMatch(/^a clone of 'web-01' at checkpoint .* on recovery site 'lab-zvm'.*production untouched$/);
     expect(options[1]!.produces).toContain("'web-01 - testing recovery'");
-    // The vCenter still answers for its instanceUuid although the VM is gone: the same VPG.
-    const byId = optionsOf(await journalRecoveryOptions(WEB01, point, { ...deps, vmIdentifierOf: vsphereIdentifier }));
+    // The vCenter still answers for its instanceUuid although the VM is gone: the same VPG, by identifier.
+    const wired = journalRecoveryDeps({ sites, pollIntervalMs: 40 }, pool);
+    expect(await wired.vmIdentifierOf!({ target: 'lab-vc1', moid: 'vm-102' })).toBe(labVmIdentifier('lab-vc1', 'vm-102'));
+    const byId = optionsOf(await journalRecoveryOptions(WEB01, point, wired));
     expect(byId.map((o) => o.vpg.id)).toEqual([VPG_APP, VPG_APP]);
   });
 
@@ -298,6 +298,36 @@ describe('a ZVM that answers less than it should', () => {
     expect(res).toMatchObject({ status: 'failed', code: 'unknown' });
     expect(res.reason).toContain('check the Zerto UI for a running clone before asking again');
     expect(lab.callLog.find('zvm:lab-zvm', 'POST /v1/vpgs/:id/CloneStart').filter((c) => c.seq > from)).toHaveLength(1);
+  });
+
+  it('a ZVM that stops answering after it accepted a clone: failed as unknown, with the task, never "nothing changed"', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-lost');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    // Every poll of the task is lost on the way (the client's own timeout), after the start was accepted.
+    zvmFaults(zvm).delayRoute('GET /v1/tasks/:id', 60_000);
+    const quick = new ZvmClient({ site: site('lab-zvm').config, secrets: envSecretSource(lab.env), requestTimeoutMs: 1_000 });
+    try {
+      const res = await runJournalRecovery(clone, { ...deps, sites: [{ config: site('lab-zvm').config, client: quick }] }, { signal: new AbortController().signal });
+      expect(res).toMatchObject({ status: 'failed', code: 'unknown', produced: { task_id: expect.any(String), vpg: 'vpg-app' } });
+      expect(res.reason).toContain('accepted the clone');
+      expect(res.reason).not.toMatch(/nothing (changed|was started)/i);
+    } finally {
+      zvmFaults(zvm).delayRoute('GET /v1/tasks/:id', 0);
+      await quick.close();
+    }
+  });
+
+  it('a run whose site cannot be asked any more answers failed, nothing started, instead of throwing', async () => {
+    const point = await pin('web-01', [VPG_APP], 'undo-site-down');
+    const clone = optionsOf(await journalRecoveryOptions(WEB01, point, deps))[0]!;
+    const zvm = lab.zvms.get('lab-zvm')!;
+    const asked = zvm.state.recoveries.requests.length;
+    zvmFaults(zvm).failRoute('GET /v1/vms', 10, 503);
+    const res = await runJournalRecovery(clone, deps, { signal: new AbortController().signal });
+    expect(res).toMatchObject({ status: 'failed', code: 'protection_unknown' });
+    expect(res.reason).toMatch(/Nothing was started\.$/);
+    expect(zvm.state.recoveries.requests.length).toBe(asked);
   });
 
   it('a site that cannot be asked makes the options unknown (protection_unknown), never "not protected"', async () => {

@@ -136,13 +136,18 @@ export class LabRecoveries {
     this.timers.clear();
   }
 
-  /** Runs `done` when the task completes, `failed` when it fails; nothing when it was stopped. */
+  /**
+   * Runs `done` when the task completes, `failed` when it fails, nothing when it was stopped: at
+   * the first reading of its end (a client's poll), or at its end time when nobody asks.
+   */
   private atEnd(task: LabTask, done: () => void, failed?: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const state = this.state.taskView(task).state;
+    task.settle = (state) => {
       if (state === 6) done();
       else if (state === 4) failed?.();
+    };
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.state.taskView(task);
     }, Math.max(0, task.started + task.durationMs - Date.now()));
     timer.unref();
     this.timers.add(timer);

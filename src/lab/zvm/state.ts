@@ -23,6 +23,8 @@ export interface LabTask {
   failReason?: string;
   /** Set when the task was stopped before its end (CloneAbort): it ends Stopped (5) then. */
   stoppedAt?: number;
+  /** What the task does when it ends (a clone's VMs appear), run once, by the first reading of its end. */
+  settle?: (state: 4 | 5 | 6) => void;
   initiatedBy: string;
 }
 
@@ -159,11 +161,14 @@ export class LabZvmState {
   }
 
   taskView(task: LabTask, now = Date.now()): LabTaskView {
-    if (task.stoppedAt !== undefined && now >= task.stoppedAt) return { state: 5, progress: 50, completed: task.stoppedAt };
-    const end = task.started + task.durationMs;
-    if (now < end) return { state: 1, progress: Math.min(99, Math.floor((100 * (now - task.started)) / Math.max(1, task.durationMs))), completed: null };
-    if (task.failReason !== undefined) return { state: 4, progress: 50, completed: end };
-    return { state: 6, progress: 100, completed: end };
+    const view = viewAt(task, now);
+    if (view.state !== 1 && task.settle) {
+      // The task's effect lands before anyone can read that it ended.
+      const settle = task.settle;
+      delete task.settle;
+      settle(view.state);
+    }
+    return view;
   }
 
   mount(vpgId: string, vmIdentifier: string, checkpoint: LabCheckpoint, initiatedBy: string): LabFlrSession {
@@ -202,6 +207,14 @@ export class LabZvmState {
     for (const [k, d] of this.downloads) if (d.sessionId === s.id) this.downloads.delete(k);
     return task;
   }
+}
+
+function viewAt(task: LabTask, now: number): LabTaskView {
+  if (task.stoppedAt !== undefined && now >= task.stoppedAt) return { state: 5, progress: 50, completed: task.stoppedAt };
+  const end = task.started + task.durationMs;
+  if (now < end) return { state: 1, progress: Math.min(99, Math.floor((100 * (now - task.started)) / Math.max(1, task.durationMs))), completed: null };
+  if (task.failReason !== undefined) return { state: 4, progress: 50, completed: end };
+  return { state: 6, progress: 100, completed: end };
 }
 
 function vmName(target: string, moid: string): string {
