@@ -20,7 +20,8 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startRoundRobinProxy(upstreams: string[], publicHost: string): Promise<RoundRobinProxy> {
+/** `publicHost`: the Host sent upstream; undefined keeps the one the client sent (the proxy's own). */
+export async function startRoundRobinProxy(upstreams: string[], publicHost?: string): Promise<RoundRobinProxy> {
   let next = 0;
   const log: Routed[] = [];
   const server = createServer((req, res) => {
@@ -32,7 +33,7 @@ export async function startRoundRobinProxy(upstreams: string[], publicHost: stri
       try { msg = JSON.parse(body.toString('utf8')) as typeof msg; } catch { /* a GET or DELETE has no body */ }
       log.push({ upstream, path: new URL(req.url ?? '/', 'http://proxy.invalid').pathname, ...(msg.method ? { method: msg.method } : {}), ...(msg.params?.name ? { name: msg.params.name } : {}) });
       const target = new URL(req.url ?? '/', upstreams[upstream]);
-      const out = request(target, { method: req.method, headers: { ...req.headers, host: publicHost } }, (up) => {
+      const out = request(target, { method: req.method, headers: { ...req.headers, ...(publicHost !== undefined ? { host: publicHost } : {}) } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
       });
