@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSettings } from '../config/settings.js';
-import { ConfigError } from '../config/problems.js';
 import { PolicyFileStore, type PolicySource } from '../config/policy-store.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../config/load.js';
 import type { TargetEntry } from '../config/targets.js';
@@ -23,6 +22,7 @@ import { labTools, LAB_CATALOG } from './lab-tools.js';
 import type { ZertoSiteEntry } from '../config/app-config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CatalogEntry } from '../core/catalog.js';
+import { LAB_MODE_GUESTFS, labSettingsError } from './lab-mode-identity.js';
 
 export const LAB_CA_FILE = fileURLToPath(new URL('./tls/lab-ca.pem', import.meta.url));
 export const LAB_POLICY_FILE = fileURLToPath(new URL('./lab-policy.yaml', import.meta.url));
@@ -73,9 +73,9 @@ export interface RunningLab {
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const env = opts.env ?? {};
-  // Malformed settings stop lab mode too (DRY_RUN=maybe must not quietly mean false).
-  const { settings, problems } = readSettings(env);
-  if (problems.length) throw new ConfigError(problems.map((p) => ({ file: 'environment', path: p.variable, reason: p.reason })));
+  const unusable = labSettingsError(env);
+  if (unusable) throw unusable;
+  const { settings } = readSettings(env);
   const callLog = opts.callLog;
   const vcenters = new Map<string, LabVcenterHandle>();
   const credentials: Record<string, string> = {};
@@ -187,7 +187,7 @@ function guestfsDownstream(root: string): DownstreamServerConfig {
   };
 }
 
-/** main.ts's entry: the lab configured from the user's environment. */
+/** main.ts's entry: the lab configured from the user's environment (its handshake: lab-mode-identity.ts). */
 export async function startLabMode(env: Record<string, string | undefined>, _cwd: string): Promise<RunningLab> {
-  return startLab({ env, guestfs: true });
+  return startLab({ env, guestfs: LAB_MODE_GUESTFS });
 }
