@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // installed and run through npx) needs only Node too but spends more CPU than any default file.
 // `vcsim`, `browser` and `central` need Debian packages (scripts/install-test-deps) and fail
 // loudly when those are missing; `npm run test:full` runs all five.
-const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts'];
+const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -31,8 +31,9 @@ export default defineConfig({
       {
         test: {
           // Files that spawn the built server again and again (kill -9 and restart, one binary per
-          // client era, the MCP conformance runner): 20-50 s each of wall clock on 2 cores, the
-          // long poles of a run. Needs only Node; test:full and CI run it on every Node version.
+          // client era, the MCP conformance runner) or soak it (scripts/soak-http.mjs in short,
+          // about 100 s): 20-100 s each of wall clock on 2 cores, the long poles of a run. Needs
+          // only Node; test:full and CI run it on every Node version.
           name: 'process',
           include: PROCESS_TESTS,
           testTimeout: 120_000,

@@ -3,6 +3,8 @@
 // and detail reads, history, Zerto reads, guarded mutations (power, snapshot, lab guest writes),
 // destructive proposals that are cancelled, and invalid calls. At the end the audit log is
 // verified with `audit verify`. Prints one JSON summary (RSS samples, calls/s, error codes).
+// HTTP mode (abandoned 2025-era sessions, 2026 stateless requests) and the gateway with a hostile
+// downstream, with the live heap sampled: scripts/soak-http.mjs.
 //
 // Usage: npm run build && node scripts/soak.mjs   SOAK_CALLS=10000 SOAK_CONCURRENCY=4 SOAK_MIX=read SOAK_HEAP_MB=64
 import { execFileSync } from 'node:child_process';

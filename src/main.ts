@@ -65,9 +65,10 @@ async function main(): Promise<number> {
 
   const env: Record<string, string | undefined> = { ...process.env };
   if (labFromEnvironment(env)) opts.lab = true;
-  // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode.
+  // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode. `check` reports
+  // the HTTP settings in its table instead of stopping at the first one refused.
   let http: import('./http/http-config.js').HttpConfig | undefined;
-  if (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http') {
+  if (opts.command !== 'check' && (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http')) {
     const { loadHttpConfig } = await import('./http/http-config.js');
     try {
       http = loadHttpConfig(env, opts.insecureLocal);

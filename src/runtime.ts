@@ -9,6 +9,7 @@ import { VERSION } from './version.js';
 import { MutatingCatalog, type CatalogEntry } from './core/catalog.js';
 import { FileCatalogStore } from './core/catalog-file-store.js';
 import { FileChangeStore } from './core/change-file-store.js';
+import type { ChangeRecord } from './core/change-record.js';
 import type { SecretSource } from './core/secrets.js';
 import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
 import { toolListChanges } from './mcp/server-identity.js';
@@ -205,10 +206,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
 
   // Changes the previous process (or a dead instance) was following: closed by their tasks' real end.
-  const recovered = (central ? central.changes.orphans() : Promise.resolve(fileOrphans))
-    .then((orphans) => recoverChanges({ store: changes, audit: central?.audit ?? audit, ...(vsphere ? { vsphere } : {}), logger, startupId: started.id, signal: stopCleanup.signal }, orphans))
-    .then((closed) => { if (Object.keys(closed).length) logger.warn({ closed }, 'closed changes the previous process left running (see the audit log)'); })
-    .catch((err: unknown) => logger.error({ err: String(err) }, 'could not look up the changes the previous process left running'));
+  const recoverOrphans = (orphans: Promise<ChangeRecord[]>): Promise<void> => orphans
+    .then((found) => recoverChanges({ store: changes, audit: central?.audit ?? audit, ...(vsphere ? { vsphere } : {}), logger, startupId: started.id, signal: stopCleanup.signal }, found))
+    .then((closed) => { if (Object.keys(closed).length) logger.warn({ closed }, 'closed changes a stopped process left running (see the audit log)'); })
+    .catch((err: unknown) => logger.error({ err: String(err) }, 'could not look up the changes a stopped process left running'));
+  const recovered = recoverOrphans(central ? central.changes.orphans() : Promise.resolve(fileOrphans));
+  // Central mode: an instance that dies later is found by the sweep, which hands its changes with
+  // records to the same recovery before it closes anything as interrupted (interrupted-sweep.ts).
+  central?.liveness.recoverWith(() => recoverOrphans(central.changes.orphans()));
 
   let dashboard: DashboardHandle | undefined;
   if (dashboardModule) {

@@ -7,7 +7,7 @@ import { dirname, parse, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { AuditWriter } from '../core/audit-writer.js';
 import { MIN_TOKEN_LENGTH } from '../dashboard/auth.js';
-import { isHttpMode } from '../http/http-config.js';
+import { isHttpMode, loadHttpConfig, missingResourceWarning } from '../http/http-config.js';
 import { parseToolsets, toolsetProblem } from '../tools/toolsets.js';
 import { row, type CheckRow } from './check-result.js';
 
@@ -16,7 +16,28 @@ const SUBJECT = 'process';
 const STRONG_TOKEN_BITS = 96;
 
 export function checkProcess(config: LoadedConfig, env: Record<string, string | undefined> = {}): CheckRow[] {
-  return [auditRow(config), policyRow(config), tokenRow(config, env), restoreRow(config.app.restoreDir), toolsetsRow(config)];
+  return [auditRow(config), policyRow(config), tokenRow(config, env), restoreRow(config.app.restoreDir), toolsetsRow(config), ...httpRows(env)];
+}
+
+/**
+ * HTTP mode (seen through MCP_TRANSPORT): what the server would refuse at startup, and the resource
+ * tokens must be for (serve-http logs the same warning when it is not named).
+ */
+function httpRows(env: Record<string, string | undefined>): CheckRow[] {
+  if (!isHttpMode(false, env)) return [];
+  if (!env.OAUTH_ISSUER?.trim()) {
+    return [row(SUBJECT, 'http_settings', 'warn', 'MCP_TRANSPORT=http without OAUTH_ISSUER: the server starts only with --insecure-local, on loopback, with no authentication', 'Set OAUTH_ISSUER to your identity provider for a team.')];
+  }
+  let config: ReturnType<typeof loadHttpConfig>;
+  try {
+    config = loadHttpConfig(env, false);
+  } catch (err) {
+    return [row(SUBJECT, 'http_settings', 'fail', `the server refuses to start: ${(err as Error).message}`)];
+  }
+  const warning = missingResourceWarning(config, `http://${config.host}:${config.port}/mcp`);
+  if (warning) return [row(SUBJECT, 'http_settings', 'warn', warning)];
+  const resource = config.oauth?.audience ?? `${config.publicUrl!.replace(/\/$/, '')}/mcp`;
+  return [row(SUBJECT, 'http_settings', 'ok', `tokens must be for ${resource}${config.dashboardSignIn ? '; the dashboard asks the identity provider for it' : ''}`)];
 }
 
 function toolsetsRow(config: LoadedConfig): CheckRow {

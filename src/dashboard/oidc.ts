@@ -4,7 +4,7 @@
 // `user:<sub>`: the same identity an MCP call of that user carries, so the four-eyes rule compares
 // like with like. The sign-in asks for the MCP resource (RFC 8707 `resource=`), so the access
 // token it gets is one the MCP endpoint would accept: the session's scopes and groups come from
-// that verified token (groups else from userinfo, else the ID token), never from what was asked.
+// that verified token (groups else from the ID token, else userinfo), never from what was asked.
 // Loaded only when the dashboard signs people in (HTTP mode with an issuer).
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
@@ -147,7 +147,10 @@ export function createRelyingParty(cfg: DashboardSignInConfig, dashboardBase: st
       if (typeof subject !== 'string' || subject === '') throw new SignInError(`the ID token has no '${subjectClaim}' claim`);
       const access = await accessPrincipal(c, tokens.access_token);
       if (access && access.subject !== subject) throw new SignInError('the access token names another user than the ID token');
-      const groups = access?.groups ?? (await userinfoGroups(c, tokens.access_token, subject)) ?? groupsOf(claims, cfg.groupsClaim);
+      // The access token first (what an MCP call of this user is judged by), then the ID token;
+      // userinfo only when neither has them, since a standards-strict provider refuses the
+      // resource-bound token there (and then puts the claims in the ID token): docs/identity-providers.md.
+      const groups = access?.groups ?? groupsOf(claims, cfg.groupsClaim) ?? (await userinfoGroups(c, tokens.access_token, subject));
       const name = [claims['name'], claims['preferred_username']].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
       // Scopes only from a verified token for the MCP resource: what was asked for proves nothing.
       const scopes = (access?.scopes ?? []).filter((s) => !OIDC_SCOPES.has(s));

@@ -24,6 +24,18 @@ export interface HttpConfig {
   dashboardSignIn?: DashboardSignInConfig;
 }
 
+/**
+ * Why team mode (an issuer) runs without a configured resource, or undefined when it has one: tokens
+ * are then checked against the listen address's /mcp, which clients reaching the server by any
+ * other name (a proxy, a DNS name) cannot know, and the dashboard cannot sign people in.
+ */
+export function missingResourceWarning(config: HttpConfig, listenResourceUrl: string): string | undefined {
+  if (!config.oauth || config.publicUrl || config.oauth.audience) return undefined;
+  return `neither MCP_PUBLIC_URL nor OAUTH_AUDIENCE is set: access tokens must carry aud=${listenResourceUrl} (the listen address), so clients ` +
+    'that reach this server through a proxy or by another name are refused, and the dashboard cannot sign people in to approve. ' +
+    'Set MCP_PUBLIC_URL to the URL clients use (e.g. https://mcp.example.com).';
+}
+
 export function isHttpMode(flag: boolean, env: Record<string, string | undefined>): boolean {
   return flag || env.MCP_TRANSPORT?.toLowerCase() === 'http';
 }
@@ -78,12 +90,18 @@ function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: st
   }
   const scope = env.WEB_UI_OIDC_SCOPE?.trim() || DEFAULT_SIGN_IN_SCOPE;
   if (!scope.split(' ').includes('openid')) throw new Error(`WEB_UI_OIDC_SCOPE '${scope}' must include 'openid' (the sign-in needs an ID token).`);
+  // Refused, not warned: the session's scopes come only from an access token for the MCP resource,
+  // so without one nobody signed in could see or approve anything. That is never what was meant.
+  if (!resource) {
+    throw new Error('WEB_UI_OIDC_CLIENT_ID is set but neither MCP_PUBLIC_URL nor OAUTH_AUDIENCE is: the dashboard would not know the MCP resource to ask ' +
+      'the identity provider for, so signed-in people would get no MCP scopes and nobody could approve. Set MCP_PUBLIC_URL to the URL clients reach ' +
+      '(e.g. https://mcp.example.com), or OAUTH_AUDIENCE to what your IdP puts in aud; see docs/identity-providers.md.');
+  }
   return {
-    issuer, clientId, scope,
+    issuer, clientId, scope, resource,
     ...(secret ? { clientSecret: secret } : {}),
     ...(sessionSecret ? { sessionSecret } : {}),
     ...(publicUrl ? { publicUrl } : {}),
-    ...(resource ? { resource } : {}),
     ...(env.OAUTH_USER_CLAIM ? { userClaim: env.OAUTH_USER_CLAIM } : {}),
     ...(env.OAUTH_GROUPS_CLAIM ? { groupsClaim: env.OAUTH_GROUPS_CLAIM } : {}),
   };

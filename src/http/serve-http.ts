@@ -5,7 +5,7 @@ import type { Runtime } from '../runtime.js';
 import type { Logger } from '../core/logger.js';
 import { startMcpHttp, type McpHttpHandle } from '../mcp/mcp-http-server.js';
 import { TokenVerifier } from './token-verifier.js';
-import type { HttpConfig } from './http-config.js';
+import { missingResourceWarning, type HttpConfig } from './http-config.js';
 import { healthRoute, type ReadinessCheck } from './health.js';
 
 export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Logger): Promise<McpHttpHandle> {
@@ -27,7 +27,12 @@ export async function serveHttp(runtime: Runtime, config: HttpConfig, logger: Lo
     ...(auth ? { auth } : {}), scopeOfTool, newSession: () => runtime.built.newSession(),
     onToolListChanged: (listener) => runtime.built.onToolListChanged(listener), logger,
     extraRoute: healthRoute({ checks: readinessChecks(runtime) }),
+    // One wait from the start, not one per request: a downstream that never lists costs a
+    // tools/list nothing once downstream_first_listing_ms has passed.
+    firstListing: runtime.firstListing().catch(() => undefined),
   });
+  const unnamed = missingResourceWarning(config, handle.resourceUrl);
+  if (unnamed) logger.warn({ resource: handle.resourceUrl }, unnamed);
   if (!auth) logger.warn({ url: handle.resourceUrl }, 'serving MCP over HTTP WITHOUT authentication (--insecure-local, loopback only)');
   logger.info({ url: handle.resourceUrl, auth: auth ? auth.issuer : 'none' }, 'MCP Streamable HTTP endpoint listening');
   return handle;

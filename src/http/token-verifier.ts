@@ -23,6 +23,11 @@ export interface TokenVerifierOptions {
   now?: () => number;
 }
 
+/** How long discovery and the key fetch may take by default: a request to /mcp is answered within it. */
+export const ISSUER_TIMEOUT_MS = 5_000;
+/** How long requests are answered 503 at once after the issuer failed, before it is tried again. */
+export const ISSUER_BACKOFF_MS = 10_000;
+
 /** The issuer did not answer (in time): no token can be judged, so the caller gets 503, not 401. */
 export class IssuerUnavailableError extends Error {
   constructor(message: string, readonly retryAfterSeconds: number) {
@@ -73,11 +78,11 @@ export class TokenVerifier {
   }
 
   private get timeoutMs(): number {
-    return this.opts.issuerTimeoutMs ?? 5_000;
+    return this.opts.issuerTimeoutMs ?? ISSUER_TIMEOUT_MS;
   }
 
   private unavailable(why: string): IssuerUnavailableError {
-    const backoff = this.opts.issuerBackoffMs ?? 10_000;
+    const backoff = this.opts.issuerBackoffMs ?? ISSUER_BACKOFF_MS;
     this.failure = { until: this.now + backoff, message: why };
     return new IssuerUnavailableError(`${why}; tokens cannot be checked, retry in ${Math.ceil(backoff / 1000)}s`, Math.ceil(backoff / 1000));
   }

@@ -38,6 +38,12 @@ export interface McpHttpOptions {
   logger: Logger;
   /** Extra routes (health of the database); return true when handled. */
   extraRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Settles once the configured downstream servers have listed their tools (bounded by
+   * downstream_first_listing_ms): a tools/list of either era waits for it, so a one-shot client
+   * sees the gateway's tools, as over stdio.
+   */
+  firstListing?: Promise<void>;
 }
 
 export interface McpHttpHandle {
@@ -146,6 +152,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
       if (missing) return sendChallenge(res, metadataUrl, { status: 403, error: 'insufficient_scope', scope: [...new Set([...auth!.scopes, missing])].join(' '), description: `this call needs the ${missing} scope` });
     }
 
+    if (opts.firstListing && asksForTools(body)) await opts.firstListing;
     const request = webRequest(req, res, `${listenUrl}${req.url ?? '/mcp'}`, raw);
     const legacy = request.headers.has('mcp-session-id') || await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY });
     const response = legacy
@@ -176,6 +183,10 @@ function missingToolScope(body: unknown, scopes: string[], scopeOf: (name: strin
     if (need && !scopes.includes(need)) return need;
   }
   return undefined;
+}
+
+function asksForTools(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/list');
 }
 
 function requestIdOf(body: unknown): string | number | null {

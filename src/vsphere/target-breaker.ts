@@ -8,7 +8,9 @@
 // on their own. A task still running past our wait, or the caller's own abort, are not failures.
 // At startup every target is probed once in the background (`probeAtStart`): a target that does
 // not answer within the probe deadline starts down, so the first call after a start costs at most
-// what remains of that probe, not a connect timeout (10 s and more) per dead vCenter.
+// what remains of that probe, not a connect timeout (10 s and more) per dead vCenter. Only a target
+// that never completed a connection counts: one that took the connection (TCP and TLS) and answers
+// late is slow, not down (a loaded vCenter, or a loaded machine), and the first call goes to it.
 
 import { AppError } from '../core/errors.js';
 
@@ -56,6 +58,8 @@ export class TargetBreaker {
     /** Resolves when the target answers within `timeoutMs`. */
     private readonly probe: (timeoutMs: number) => Promise<unknown>,
     opts: BreakerOptions = {},
+    /** Whether a connection to the target has completed: a startup probe that timed out after one found it slow, not down. */
+    private readonly connected: () => boolean = () => false,
   ) {
     this.initialBackoffMs = opts.initialBackoffMs ?? 5_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 300_000;
@@ -68,15 +72,17 @@ export class TargetBreaker {
   }
 
   /**
-   * Probes the target once now, in the background: a timeout marks it down (and backoff probing
-   * begins); an answer, or a failure that is fast on its own (refused, a fault), leaves it up.
+   * Probes the target once now, in the background: a timeout before any connection completed marks
+   * it down (and backoff probing begins); an answer, a late answer on a completed connection, or a
+   * failure that is fast on its own (refused, a fault), leaves it up.
    */
-  probeAtStart(onDown?: (err: unknown) => void): void {
+  probeAtStart(onDown?: (err: unknown) => void, onSlow?: (err: unknown) => void): void {
     if (this.atStart || this.closed) return;
     this.atStart = this.probe(this.probeTimeoutMs).then(
       () => undefined,
       (err: unknown) => {
         if (!isTimeoutFailure(err)) return;
+        if (this.connected()) return onSlow?.(err);
         this.failed(err);
         onDown?.(err);
       },

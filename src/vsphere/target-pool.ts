@@ -121,7 +121,7 @@ export class TargetPool {
         config: t,
         client,
         limiter: new Limiter(opts.perTargetConcurrency ?? 4),
-        breaker: new TargetBreaker(t.name, t.host, (timeoutMs) => client.vim.session.retrieveServiceContent({ timeoutMs }), opts.breaker),
+        breaker: new TargetBreaker(t.name, t.host, (timeoutMs) => client.vim.session.retrieveServiceContent({ timeoutMs }), opts.breaker, () => client.vim.transport.hasConnected),
         lastError: null,
       });
     }
@@ -134,6 +134,8 @@ export class TargetPool {
         // list_targets says why it starts down.
         e.lastError = toPublicError(err);
         this.logger.warn({ target: e.config.name, err: e.lastError.message }, 'vSphere target did not answer the startup probe; marked down, probing it in the background');
+      }, (err) => {
+        this.logger.info({ target: e.config.name, err: toPublicError(err).message }, 'vSphere target took the connection but answered the startup probe late; slow, not marked down');
       });
     }
   }

@@ -24,7 +24,11 @@ export interface RecoveryDeps {
   /** Names the closing in each audit line (`closed_by`, as the audit log's own closings) and record (`recovered_by`): this run's startup line. */
   startupId: string;
   signal: AbortSignal;
-  /** Tries at reading a task before its end counts as unknown; default 3, RETRY_MS apart. */
+  /**
+   * Tries at reading a task before its end counts as unknown; default 12, RETRY_MS apart: about a
+   * minute of vCenter not answering (a breaker open under load, a restart), since nothing waits on
+   * the answer. A task vCenter no longer knows is unknown at once.
+   */
   attempts?: number;
 }
 
@@ -83,7 +87,7 @@ function resultOf(result: unknown): Record<string, unknown> {
 /** The task's end: read now, followed while it runs; `missing` when it cannot be known. */
 async function followTask(deps: RecoveryDeps, target: string, task: string): Promise<TaskReading> {
   const pool = deps.vsphere!;
-  const attempts = deps.attempts ?? 3;
+  const attempts = deps.attempts ?? 12;
   for (let i = 1; ; i++) {
     try {
       const now = await pool.run(target, (client, call) => client.readTask(task, call), { signal: deps.signal, timeoutMs: 30_000 });

@@ -24,6 +24,13 @@ export const ok = (r: { isError: boolean; text: string; data: Record<string, any
   return r.data;
 };
 
+/** Runs `call` and says how long it took. */
+export async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const t0 = Date.now();
+  const value = await call();
+  return { value, ms: Date.now() - t0 };
+}
+
 export interface Instance {
   runtime: Runtime;
   http: McpHttpHandle;

@@ -12,7 +12,7 @@ import { migrationFiles } from '../../src/store/pg/migrate.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
-import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
+import { ok, startCentral, timed, type Central, type Instance } from './central-fixture.js';
 
 const POLICY = `
 defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: off }
@@ -44,13 +44,6 @@ afterAll(async () => {
   await central?.close();
 });
 
-
-/** Runs `call` and says how long it took. */
-async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const t0 = Date.now();
-  const value = await call();
-  return { value, ms: Date.now() - t0 };
-}
 
 /** Until the database answers changes again (the instance reconnects by itself). */
 async function waitForChanges(client: HttpMcpClient, vm: string) {

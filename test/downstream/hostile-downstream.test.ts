@@ -37,7 +37,9 @@ beforeAll(async () => {
   h = await startLabHarness({
     zvmTaskMs: 50, taskMs: 20, policyYaml: POLICY, checkpointTimeoutMs: 15_000, downstreamBackoffMs: 50,
     downstream: [
-      hostileDownstream('evil', { vm: 'app-01', sink, env: { API_TOKEN: SECRET }, callTimeoutMs: 1_000 }),
+      // 5 s of silence ends a call (a loaded machine answers an ordinary call well within it);
+      // 8 s in all ends one that keeps reporting progress.
+      hostileDownstream('evil', { vm: 'app-01', sink, env: { API_TOKEN: SECRET }, callTimeoutMs: 5_000, callTotalTimeoutMs: 8_000 }),
       hostileDownstream('crowd', { env: { MANY_TOOLS: '600' } }),
     ],
     inlineCredentials: { EVIL_API_TOKEN: SECRET },

@@ -1,5 +1,7 @@
 // The dashboard's OIDC sign-in settings (WEB_UI_OIDC_*, WEB_UI_PUBLIC_URL) as HTTP mode reads
 // them, what it refuses at startup, and the identity rules the four-eyes check rests on.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadHttpConfig } from '../../src/http/http-config.js';
 import { startDashboard } from '../../src/dashboard/server.js';
@@ -12,6 +14,23 @@ import { checkProcess } from '../../src/check/process-checks.js';
 import { startLab } from '../../src/lab/testing/index.js';
 import { tempDir } from '../support/harness.js';
 import { startTestIssuer } from '../support/test-issuer.js';
+import { startLabHarness } from '../support/lab-harness.js';
+import { serveHttp } from '../../src/http/serve-http.js';
+import type { Logger } from '../../src/core/logger.js';
+
+const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/** The built binary run to its end, in a folder of its own. */
+function runBinary(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: tempDir('zr-bin-'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 const ISSUER = 'https://keycloak.example/realms/ops';
 
@@ -19,15 +38,25 @@ describe('WEB_UI_OIDC_* in HTTP mode', () => {
   it('turns the dashboard sign-in on with the issuer of the MCP tokens, the default scopes and the secret from the environment', () => {
     const cfg = loadHttpConfig({
       OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard', WEB_UI_OIDC_CLIENT_SECRET: 's3cret', WEB_UI_PUBLIC_URL: 'https://approvals.example/', OAUTH_GROUPS_CLAIM: 'roles',
+      MCP_PUBLIC_URL: 'https://mcp.example/',
     }, false);
     expect(cfg.dashboardSignIn).toEqual({
-      issuer: ISSUER, clientId: 'zr-dashboard', clientSecret: 's3cret', publicUrl: 'https://approvals.example/', groupsClaim: 'roles',
+      issuer: ISSUER, clientId: 'zr-dashboard', clientSecret: 's3cret', publicUrl: 'https://approvals.example/', groupsClaim: 'roles', resource: 'https://mcp.example/mcp',
       scope: 'openid profile vsphere:read vsphere:change vsphere:destructive zerto:restore',
     });
   });
 
   it('leaves the token dashboard in place without a client id', () => {
     expect(loadHttpConfig({ OAUTH_ISSUER: ISSUER }, false).dashboardSignIn).toBeUndefined();
+  });
+
+  it('refuses a sign-in that would not know the MCP resource (no MCP_PUBLIC_URL, no OAUTH_AUDIENCE): nobody could approve', () => {
+    expect(() => loadHttpConfig({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }, false))
+      .toThrow(/neither MCP_PUBLIC_URL nor OAUTH_AUDIENCE.*nobody could approve.*Set MCP_PUBLIC_URL/);
+    // OAUTH_AUDIENCE alone names the resource the sign-in asks for.
+    expect(loadHttpConfig({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard', OAUTH_AUDIENCE: 'api://zerto-rewind' }, false).dashboardSignIn?.resource).toBe('api://zerto-rewind');
+    // Without the dashboard's sign-in, the same settings start (serve-http warns instead).
+    expect(loadHttpConfig({ OAUTH_ISSUER: ISSUER }, false).oauth?.issuer).toBe(ISSUER);
   });
 
   it('refuses a client id without an issuer, a scope without openid, and a public URL that is not a URL', () => {
@@ -69,12 +98,62 @@ describe('zerto-rewind-mcp check', () => {
     const lab = await startLab({ stateDir: tempDir('zr-check-oidc-'), env: { WEB_UI_ENABLED: 'true' } });
     try {
       const row = (env: Record<string, string>) => checkProcess(lab.config, env).find((r) => r.check === 'dashboard_token')!;
-      const oidc = row({ MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' });
+      const oidc = row({ MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard', MCP_PUBLIC_URL: 'https://mcp.example' });
       expect(oidc).toMatchObject({ status: 'ok' });
       expect(oidc.detail).toContain(ISSUER);
       expect(row({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }).status).toBe('fail');
     } finally {
       await lab.stop();
+    }
+  });
+
+  it('says what HTTP mode would refuse or warn about (the MCP resource, the issuer), and nothing of it over stdio', async () => {
+    const lab = await startLab({ stateDir: tempDir('zr-check-resource-'), env: {} });
+    try {
+      const rows = (env: Record<string, string>) => checkProcess(lab.config, env).filter((r) => r.check === 'http_settings');
+      const http = { MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER };
+      expect(rows({ ...http, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' })).toMatchObject([{ status: 'fail', detail: expect.stringMatching(/refuses to start.*nobody could approve/) }]);
+      expect(rows(http)).toMatchObject([{ status: 'warn', detail: expect.stringContaining('aud=http://127.0.0.1:8080/mcp') }]);
+      expect(rows({ ...http, MCP_PUBLIC_URL: 'https://mcp.example/', WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' }))
+        .toMatchObject([{ status: 'ok', detail: 'tokens must be for https://mcp.example/mcp; the dashboard asks the identity provider for it' }]);
+      expect(rows({ MCP_TRANSPORT: 'http' })).toMatchObject([{ status: 'warn', detail: expect.stringContaining('--insecure-local') }]);
+      expect(rows({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' })).toEqual([]);
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it('the built binary: check lists the refusal in its table (exit 1), and the server itself refuses to start with the same words', async () => {
+    const env = { PATH: process.env.PATH ?? '', MCP_TRANSPORT: 'http', OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'zr-dashboard' };
+    const checked = await runBinary(['check', '--lab', '--json'], env);
+    expect(checked.code).toBe(1);
+    const report = JSON.parse(checked.stdout) as { status: string; checks: Array<{ check: string; status: string }> };
+    expect(report.status).toBe('fail');
+    expect(report.checks.find((r) => r.check === 'http_settings')).toMatchObject({ status: 'fail' });
+    const served = await runBinary(['--http', '--lab'], env);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain('neither MCP_PUBLIC_URL nor OAUTH_AUDIENCE');
+  }, 60_000);
+});
+
+describe('team mode without a named resource', () => {
+  it('logs a warning at startup that says which audience tokens need and what to set', async () => {
+    const h = await startLabHarness();
+    const warnings: Array<{ obj: object; msg: string | undefined }> = [];
+    const logger: Logger = { ...silentLogger, warn: (obj, msg) => { warnings.push({ obj, msg }); } };
+    const endpoint = await serveHttp(h.runtime, loadHttpConfig({ OAUTH_ISSUER: ISSUER, MCP_HTTP_PORT: '0' }, false), logger);
+    try {
+      const warned = warnings.find((w) => w.msg?.includes('neither MCP_PUBLIC_URL nor OAUTH_AUDIENCE'));
+      expect(warned?.msg).toContain(`aud=${endpoint.resourceUrl}`);
+      expect(warned?.msg).toContain('Set MCP_PUBLIC_URL');
+      // With the resource named, no such warning.
+      const quiet: string[] = [];
+      const named = await serveHttp(h.runtime, loadHttpConfig({ OAUTH_ISSUER: ISSUER, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: 'https://mcp.example' }, false), { ...silentLogger, warn: (_o, msg) => { quiet.push(msg ?? ''); } });
+      await named.close();
+      expect(quiet.filter((m) => m.includes('MCP_PUBLIC_URL'))).toEqual([]);
+    } finally {
+      await endpoint.close();
+      await h.close();
     }
   });
 });

@@ -49,11 +49,11 @@ export function testDownstream(name: string, opts: { vm?: string; tools?: string
 export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-downstream-server.mjs', import.meta.url));
 
 /** The hostile downstream (hostile-downstream-server.mjs) as a downstream entry. */
-export function hostileDownstream(name: string, opts: { vm?: string; env?: Record<string, string>; sink?: CallLogSink; callTimeoutMs?: number; startupTimeoutMs?: number } = {}): DownstreamServerConfig {
+export function hostileDownstream(name: string, opts: { vm?: string; env?: Record<string, string>; sink?: CallLogSink; callTimeoutMs?: number; callTotalTimeoutMs?: number; startupTimeoutMs?: number } = {}): DownstreamServerConfig {
   return {
     ...testDownstream(name, { ...(opts.vm ? { vm: opts.vm } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.sink ? { sink: opts.sink } : {}) }),
     args: [HOSTILE_SERVER],
-    ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs, callTotalTimeoutMs: opts.callTimeoutMs * 4 } : {}),
+    ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs, callTotalTimeoutMs: opts.callTotalTimeoutMs ?? opts.callTimeoutMs * 4 } : {}),
     ...(opts.startupTimeoutMs ? { startupTimeoutMs: opts.startupTimeoutMs } : {}),
   };
 }

@@ -16,11 +16,15 @@ export interface HttpMcpClient {
 export interface HttpClientOptions {
   /** `legacy`: initialize and an Mcp-Session-Id (2025-11-25); default `modern` (2026-07-28). */
   era?: 'modern' | 'legacy';
+  /** The transport's HTTP calls go through it (a test that records the answers' status and headers). */
+  fetch?: typeof globalThis.fetch;
 }
 
 export async function connectHttpClient(resourceUrl: string, token: string | undefined, name = 'http-test', opts: HttpClientOptions = {}): Promise<HttpMcpClient> {
+  const { fetch } = opts;
   const transport = new StreamableHTTPClientTransport(new URL(resourceUrl), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+    ...(fetch ? { fetch } : {}),
   });
   const client = new Client({ name, version: '1.0.0' }, {
     jsonSchemaValidator: testSchemaValidator,

@@ -1,7 +1,7 @@
 // The server in HTTP mode with its dashboard signing people in through the test OpenID provider:
 // the simulated lab, a four-eyes rule on revert_snapshot, the MCP endpoint, and an MCP client of
-// alice (the proposer). Shared by the dashboard sign-in tests over fetch (test/central) and in
-// Chromium (test/browser).
+// alice (the proposer). For the sign-in tests over fetch (test/central) that need an issuer the test
+// controls; the browser tests sign in through oidc-provider (test/support/provider-server.ts).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLab, type TestLab } from '../../src/lab/testing/index.js';

@@ -5,11 +5,12 @@
 //
 // For the dashboard's sign-in it is also a small OpenID provider: an authorization endpoint that
 // signs in the user a test chose (no login form), and a token endpoint that redeems a code once,
-// only with the PKCE verifier of its challenge, the same redirect URI and the client's secret.
+// only with the PKCE verifier of its challenge, the same redirect URI and the client's secret. Its
+// userinfo endpoint answers for any access token it signed, whatever the audience, as Keycloak's does.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
 export interface TestOidcClient {
   clientId: string;
@@ -32,14 +33,19 @@ export interface TestIssuer {
   close(): Promise<void>;
   /** Registers an OIDC client (the dashboard). */
   addClient(client: TestOidcClient): void;
-  /** The user the authorization endpoint signs in from now on (extra claims go into the ID token); undefined: nobody, it answers login_required. */
-  loginAs(sub: string | undefined, claims?: Record<string, unknown>): void;
+  /**
+   * The user the authorization endpoint signs in from now on (extra claims go into the ID token,
+   * `userinfo` claims only into the userinfo answer); undefined: nobody, it answers login_required.
+   */
+  loginAs(sub: string | undefined, claims?: Record<string, unknown>, userinfo?: Record<string, unknown>): void;
   /** From now on, sign ID tokens with a key that is not in the JWKS (a forged ID token); false restores. */
   forgeIdTokens(on: boolean): void;
   /** The query of every authorization request, in order. */
   readonly authorizations: Array<Record<string, string>>;
   /** Every token request, in order. */
   readonly tokenRequests: TokenRequestRecord[];
+  /** Userinfo requests answered (a valid token) so far. */
+  readonly userinfoAnswers: number;
 }
 
 export const ALL_SCOPES = 'vsphere:read vsphere:change vsphere:destructive zerto:restore';
@@ -66,6 +72,8 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   const clients = new Map<string, TestOidcClient>();
   const codes = new Map<string, IssuedCode>();
   let user: { sub: string; claims: Record<string, unknown> } | undefined;
+  const userinfoClaims = new Map<string, Record<string, unknown>>();
+  let userinfoAnswers = 0;
   const authorizations: Array<Record<string, string>> = [];
   const tokenRequests: TokenRequestRecord[] = [];
 
@@ -83,6 +91,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/token`,
     end_session_endpoint: `${issuer}/logout`,
+    userinfo_endpoint: `${issuer}/userinfo`,
     response_types_supported: ['code'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
@@ -149,6 +158,18 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     json(res, 200, { access_token: accessToken, id_token: idToken, token_type: 'Bearer', expires_in: 300, scope: issued.scope });
   }
 
+  async function userinfo(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const verified = bearer ? await jwtVerify(bearer, publicKey, { issuer }).catch(() => undefined) : undefined;
+    const sub = verified?.payload.sub;
+    if (!sub) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      return void res.end();
+    }
+    userinfoAnswers += 1;
+    json(res, 200, { ...userinfoClaims.get(sub), sub });
+  }
+
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://issuer.invalid');
     const route = `${req.method} ${url.pathname}`;
@@ -156,6 +177,10 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     if (route === 'GET /.well-known/openid-configuration') return json(res, 200, discovery());
     if (route === 'GET /authorize') return authorize(url, res);
     if (route === 'GET /logout') return json(res, 200, { signed_out: true });
+    if (route === 'GET /userinfo' || route === 'POST /userinfo') {
+      userinfo(req, res).catch(() => json(res, 500, { error: 'server_error' }));
+      return;
+    }
     if (route === 'POST /token') {
       token(req, res).catch(() => json(res, 500, { error: 'server_error' }));
       return;
@@ -168,10 +193,14 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     issuer,
     sign: (claims, opts = {}) => signJwt(claims, opts),
     addClient: (client) => { clients.set(client.clientId, client); },
-    loginAs: (sub, claims = {}) => { user = sub === undefined ? undefined : { sub, claims }; },
+    loginAs: (sub, claims = {}, info) => {
+      user = sub === undefined ? undefined : { sub, claims };
+      if (sub !== undefined && info) userinfoClaims.set(sub, info);
+    },
     forgeIdTokens: (on) => { forge = on; },
     authorizations,
     tokenRequests,
+    get userinfoAnswers() { return userinfoAnswers; },
     close: () => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
   };
 }

@@ -11,6 +11,7 @@ import { AppError } from '../../src/core/errors.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS } from '../../src/lab/topology.js';
 import { startLabVcenter, type LabVcenterHandle } from '../../src/lab/vcenter/index.js';
+import { startLabVcenter as startTestVcenter, type TestVcenterHandle } from '../../src/lab/vcenter/testing/index.js';
 import { TargetBreaker, isTimeoutFailure } from '../../src/vsphere/target-breaker.js';
 import type { TargetConfig } from '../../src/vsphere/target-config.js';
 import { TargetPool } from '../../src/vsphere/target-pool.js';
@@ -148,6 +149,34 @@ describe('probed at startup', () => {
     // list_targets says why it started down.
     expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout');
   }, 60_000);
+});
+
+describe('a slow target at startup (connected, answering late)', () => {
+  let lab: TestVcenterHandle;
+  let pool: TargetPool;
+
+  beforeAll(async () => {
+    lab = await startTestVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+    // Every answer comes 2.5 s late, past the 1 s probe deadline: as a loaded vCenter (or a loaded
+    // machine running the simulator) answers.
+    lab.faults.delay(undefined, 2_500);
+    pool = new TargetPool([{
+      name: 'slow', host: '127.0.0.1', port: Number(new URL(lab.url).port), protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+    }], { secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 } });
+  });
+  afterAll(async () => {
+    await pool?.closeAll();
+    await lab?.close();
+  });
+
+  it('is not marked down by the startup probe: the first call waits for it and gets its VMs', async () => {
+    pool.probeAll();
+    const vms = await pool.run('slow', (c, call) => c.listVms(call), { timeoutMs: 60_000 });
+    expect(vms.length).toBe(LAB_VCENTERS[0]!.vms.length);
+    const status = (await pool.status()).find((s) => s.name === 'slow')!;
+    expect(status.reachability.state).toBe('up');
+    expect(status.last_error).toBeNull();
+  }, 90_000);
 });
 
 describe('the transport against a host that never completes the TLS handshake', () => {

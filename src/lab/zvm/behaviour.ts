@@ -15,8 +15,10 @@ export interface RouteFault {
 }
 
 export class LabZvmBehaviour {
-  /** Overrides the task duration for tasks started from now on. */
+  /** Overrides the task duration for tasks started from now on (Infinity: held until released). */
   taskDurationMs: number | null = null;
+  /** What ends each held task (and lists its checkpoint) when a test releases them. */
+  readonly heldTaskReleases: Array<(now: number) => void> = [];
   /** Task types (or '*') whose next task fails, with the CompleteReason to report. */
   readonly failNext = new Map<string, string>();
   /** Delay between a tagged insert task completing and the checkpoint being listed. */

@@ -131,7 +131,10 @@ export class LabZvmState {
     const done = task.started + task.durationMs;
     const delay = this.behaviour.checkpointDelayMs;
     const visibleAt = task.failReason !== undefined || delay === 'never' ? Number.POSITIVE_INFINITY : done + delay;
-    this.journal.addTagged(vpgId, this.behaviour.storedCheckpointName(tag), this.guests.checkpointTime(), visibleAt);
+    const cp = this.journal.addTagged(vpgId, this.behaviour.storedCheckpointName(tag), this.guests.checkpointTime(), visibleAt);
+    if (task.durationMs === Number.POSITIVE_INFINITY && visibleAt === Number.POSITIVE_INFINITY && task.failReason === undefined && delay !== 'never') {
+      this.behaviour.heldTaskReleases.push((now) => { cp.visibleAt = now + delay; });
+    }
     return task;
   }
 
@@ -142,6 +145,7 @@ export class LabZvmState {
     };
     const fail = this.behaviour.takeTaskFailure(type);
     if (fail !== undefined) task.failReason = fail;
+    if (task.durationMs === Number.POSITIVE_INFINITY) this.behaviour.heldTaskReleases.push((now) => { task.durationMs = Math.max(0, now - task.started); });
     this.tasks.set(task.id, task);
     return task;
   }

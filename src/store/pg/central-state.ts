@@ -74,10 +74,11 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
   const codec = pendingCallCodec(tools);
   const held = new HeldWrites(db, logger);
   const audit = new PgAuditSink(db, secrets, { instance, logger });
-  const liveness = new InstanceLiveness(db, instance, (r) => audit.close(r), logger, opts.sweep ?? DEFAULT_SWEEP);
+  const sweep = opts.sweep ?? DEFAULT_SWEEP;
+  const liveness = new InstanceLiveness(db, instance, (r) => audit.close(r), logger, sweep);
   const flrSessions = new PgFlrSessionStore(db, (err) => logger.warn({ err: err.message }, 'FLR session heartbeat failed'));
   const catalog = new PgCatalogStore(db);
-  const changes = new PgChangeStore(db, (err) => logger.warn({ err: err.message }, 'change record heartbeat failed'));
+  const changes = new PgChangeStore(db, (err) => logger.warn({ err: err.message }, 'change record heartbeat failed'), sweep);
   const say = (what: string, r: ImportReport | undefined) => {
     if (!r) return;
     logger.info({ file: r.file, moved_to: r.movedTo, imported: r.imported, already_there: r.skipped }, `${what} from the state file merged into PostgreSQL`);

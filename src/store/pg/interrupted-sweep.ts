@@ -1,8 +1,13 @@
 // Every instance of central mode heartbeats in server_instances (on the database's clock), and
-// closes what a dead one left open: an instance whose heartbeat is older than `staleAfterMs`, or
-// gone, has stopped, so its changes that have an `executing` line and no outcome (open_changes)
-// get a `failed` line with code `interrupted`, and its proposals still `executing` become `failed`
-// with that outcome. Their real outcome is unknown: the message says to check the object.
+// closes what a dead one left open, in one sweep that records the real end wherever it can be known:
+// 1. changes with a change record (a vSphere task the dead instance followed) go to the change
+//    recovery the runtime sets (`recoverWith`, wiring/change-recovery.ts): it claims the record,
+//    reads the task, follows it to its end and audits that end; `interrupted` only when no task was
+//    recorded or vCenter cannot tell. While a change's record is `running` nothing else closes it.
+// 2. a proposal whose change record has ended takes the record's outcome (`executed` or `failed`).
+// 3. what is left, open changes and `executing` proposals with no record to read, gets a `failed`
+//    line with code `interrupted` (the proposal becomes `failed`): the message says to check the object.
+// "Dead": an instance whose heartbeat is older than `staleAfterMs`, or gone.
 //
 // A sweep runs only once this instance has seen the database answer for `staleAfterMs` without a
 // break: after an outage every live instance has had time to heartbeat again (and to land the
@@ -28,6 +33,8 @@ interface OpenChange { audit_id: string; tool: string; target: string | null; id
 export class InstanceLiveness {
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
+  private recover: (() => Promise<void>) | undefined;
+  private recovering: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -43,6 +50,11 @@ export class InstanceLiveness {
     if (this.db.up) tick();
     this.timer = setInterval(tick, this.timings.heartbeatMs);
     this.timer.unref();
+  }
+
+  /** What closes dead instances' changes that have change records (by their tasks' real end); never rejects. */
+  recoverWith(recover: () => Promise<void>): void {
+    this.recover = recover;
   }
 
   async stop(): Promise<void> {
@@ -62,11 +74,17 @@ export class InstanceLiveness {
     if (this.sweeping || this.db.upForMs() < this.timings.staleAfterMs) return { changes: 0, proposals: 0 };
     this.sweeping = true;
     try {
+      // Not awaited: following a task may take minutes. Its records stay `running` meanwhile, and
+      // the statements below leave a change with a running record alone.
+      if (this.recover && !this.recovering) this.recovering = this.recover().finally(() => { this.recovering = undefined; });
       const alive = (col: string) => `EXISTS (SELECT 1 FROM server_instances i WHERE i.instance = ${col} AND i.seen_at >= now() - make_interval(secs => $1::float8))`;
+      const deadClaimer = `COALESCE(p.claimed_at, p.created_at) < zr_now_ms() - $2::bigint AND (p.claimed_by IS NULL OR NOT ${alive('p.claimed_by')})`;
       const staleSecs = this.timings.staleAfterMs / 1_000;
+      const interrupted = JSON.stringify({ ok: false, error: { code: 'interrupted', message: INTERRUPTED } });
       const { rows } = await this.db.query<OpenChange>(
         `SELECT audit_id, tool, target, identity, proposal_id FROM open_changes o
-          WHERE o.started_at < now() - make_interval(secs => $1::float8) AND NOT ${alive('o.instance')} LIMIT 500`, [staleSecs]);
+          WHERE o.started_at < now() - make_interval(secs => $1::float8) AND NOT ${alive('o.instance')}
+            AND NOT EXISTS (SELECT 1 FROM change_records c WHERE c.id = o.audit_id AND c.state = 'running') LIMIT 500`, [staleSecs]);
       for (const c of rows) {
         await this.close({
           id: c.audit_id, tool: c.tool, target: c.target, identity: c.identity, phase: 'failed',
@@ -74,13 +92,19 @@ export class InstanceLiveness {
           detail: { code: 'interrupted', message: INTERRUPTED, closed_by: SERVER_IDENTITY },
         });
       }
+      const recorded = await this.db.query(
+        `UPDATE proposals p SET state = CASE c.state WHEN 'executed' THEN 'executed' ELSE 'failed' END, finished_at = zr_now_ms(), outcome = COALESCE(c.record->'outcome', $3::jsonb)
+           FROM change_records c
+          WHERE c.record->>'proposal_id' = p.id::text AND c.state <> 'running' AND p.state = 'executing' AND ${deadClaimer}`,
+        [staleSecs, this.timings.staleAfterMs, interrupted]);
       const closed = await this.db.query(
-        `UPDATE proposals p SET state = 'failed', finished_at = zr_now_ms(), outcome = $2::jsonb
-          WHERE p.state = 'executing' AND COALESCE(p.claimed_at, p.created_at) < zr_now_ms() - $3::bigint
-            AND (p.claimed_by IS NULL OR NOT ${alive('p.claimed_by')})`,
-        [staleSecs, JSON.stringify({ ok: false, error: { code: 'interrupted', message: INTERRUPTED } }), this.timings.staleAfterMs]);
-      if (rows.length || closed.rowCount) this.logger.warn({ changes: rows.length, proposals: closed.rowCount }, 'closed changes and proposals of a server instance that stopped (failed/interrupted)');
-      return { changes: rows.length, proposals: closed.rowCount ?? 0 };
+        `UPDATE proposals p SET state = 'failed', finished_at = zr_now_ms(), outcome = $3::jsonb
+          WHERE p.state = 'executing' AND ${deadClaimer}
+            AND NOT EXISTS (SELECT 1 FROM change_records c WHERE c.record->>'proposal_id' = p.id::text)`,
+        [staleSecs, this.timings.staleAfterMs, interrupted]);
+      const proposals = (recorded.rowCount ?? 0) + (closed.rowCount ?? 0);
+      if (rows.length || proposals) this.logger.warn({ changes: rows.length, proposals_interrupted: closed.rowCount, proposals_from_change_records: recorded.rowCount }, 'closed changes and proposals of a server instance that stopped');
+      return { changes: rows.length, proposals };
     } finally {
       this.sweeping = false;
     }

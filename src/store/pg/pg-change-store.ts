@@ -9,17 +9,15 @@ import { applyPatch, type ChangePatch, type ChangeRecord, type ChangeStore } fro
 import type pg from 'pg';
 import { q, type Db } from './pg-db.js';
 import { inTransaction } from './in-transaction.js';
-
-const HEARTBEAT_MS = 10_000;
-/** Several missed heartbeats, so a busy instance or a short database hiccup is not taken for dead. */
-const STALE_AFTER_S = 45;
+import { DEFAULT_SWEEP, type SweepTimings } from './interrupted-sweep.js';
 
 export class PgChangeStore implements ChangeStore {
   readonly owner = { instance: `changes-${randomUUID()}`, pid: process.pid };
   private heartbeat: NodeJS.Timeout | undefined;
   private registered = false;
 
-  constructor(private readonly db: Db, private readonly onHeartbeatError: (err: Error) => void = () => undefined) {}
+  /** `timings`: the instance sweep's, so a record's owner is dead exactly when its open changes are. */
+  constructor(private readonly db: Db, private readonly onHeartbeatError: (err: Error) => void = () => undefined, private readonly timings: SweepTimings = DEFAULT_SWEEP) {}
 
   async create(record: ChangeRecord): Promise<void> {
     await inTransaction(this.db, `change:${record.id}`, async (client) => {
@@ -51,8 +49,8 @@ export class PgChangeStore implements ChangeStore {
     const { rows } = await q<{ record: ChangeRecord }>(this.db,
       `SELECT c.record FROM change_records c LEFT JOIN server_instances i ON i.instance = c.owner_instance
         WHERE c.state = 'running' AND c.owner_instance <> $1
-          AND (i.seen_at IS NULL OR i.seen_at < now() - make_interval(secs => $2))
-        ORDER BY c.started_at`, [this.owner.instance, STALE_AFTER_S]);
+          AND (i.seen_at IS NULL OR i.seen_at < now() - make_interval(secs => $2::float8))
+        ORDER BY c.started_at`, [this.owner.instance, this.timings.staleAfterMs / 1_000]);
     return rows.map((r) => r.record);
   }
 
@@ -88,7 +86,7 @@ export class PgChangeStore implements ChangeStore {
     this.heartbeat = setInterval(() => {
       q(this.db, 'UPDATE server_instances SET seen_at = now() WHERE instance = $1', [this.owner.instance])
         .catch((err: Error) => this.onHeartbeatError(err));
-    }, HEARTBEAT_MS);
+    }, this.timings.heartbeatMs);
     this.heartbeat.unref();
   }
 }

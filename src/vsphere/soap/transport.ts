@@ -92,6 +92,7 @@ export class HttpSoapTransport {
   apiVersion: string;
   private cookie: string | undefined;
   private pool: Promise<Pool> | undefined;
+  private connectedOnce = false;
   private closed = false;
   private readonly origin: string;
   private readonly poolOptions: Pool.Options;
@@ -131,13 +132,23 @@ export class HttpSoapTransport {
   /** undici loads with the first call: a server that never talks to vSphere never pays for it. */
   private connection(): Promise<Pool> {
     if (this.closed) return Promise.reject(new Error('the transport is closed'));
-    this.pool ??= import('undici').then(({ Pool }) => new Pool(this.origin, this.poolOptions));
+    this.pool ??= import('undici').then(({ Pool }) => {
+      const pool = new Pool(this.origin, this.poolOptions);
+      // Emitted once TCP (and, for https, TLS) is up: the target is there, whatever it answers.
+      pool.on('connect', () => { this.connectedOnce = true; });
+      return pool;
+    });
     return this.pool;
   }
 
   /** Forgets the session cookie (vcsim refuses Login on a live cookie; a re-login starts clean). */
   clearCookie(): void {
     this.cookie = undefined;
+  }
+
+  /** A connection to the target (TCP, and TLS for https) has completed at least once. */
+  get hasConnected(): boolean {
+    return this.connectedOnce;
   }
 
   get hasCookie(): boolean {

@@ -63,7 +63,7 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
 
   it('insert task still running: a retry that times out again inserts nothing; the next one confirms the same tag', async () => {
     const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
-    faults.slowTasks(4000);
+    faults.holdTasks();
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-1' };
     const first = errorOf(await h.call('zerto_create_tagged_checkpoint', args));
     expect(first.code).toBe('checkpoint_timeout');
@@ -78,6 +78,7 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
     expect(second.details!.tag).toBe(tag);
     expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
 
+    faults.releaseTasks();
     const zvm = h.lab.zvms.get('lab-zvm')!;
     await waitFor(() => VPGS.every((v) => zvm.state.listedCheckpoints(
       zvm.state.vpgs.find((x) => x.name === v)!.id).some((c) => c.tag === tag)), 8_000);
@@ -91,12 +92,16 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
 
   it('a retry that arrives while the first task is still running confirms it within its own wait', async () => {
     const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
-    faults.slowTasks(2200);
+    faults.holdTasks();
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-2' };
     const first = errorOf(await h.call('zerto_create_tagged_checkpoint', args));
     expect(first.code).toBe('checkpoint_timeout');
     const before = mark(h);
-    const retry = ok(await h.call('zerto_create_tagged_checkpoint', args));
+    const retrying = h.call('zerto_create_tagged_checkpoint', args);
+    // The tasks end only once the retry has asked for one of them: it arrived while they ran.
+    await waitFor(() => callsSince(h, before, 'zvm:lab-zvm', /^GET \/v1\/tasks/).length > 0, 20_000);
+    faults.releaseTasks();
+    const retry = ok(await retrying);
     expect(retry.tag).toBe(first.details!.tag);
     expect(retry.checkpoints.every((c: any) => c.reused === true)).toBe(true);
     expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);

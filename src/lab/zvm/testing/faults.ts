@@ -18,6 +18,21 @@ export class LabZvmFaults {
     this.b.taskDurationMs = ms;
   }
 
+  /**
+   * Tasks started from now on run until `releaseTasks()`: a "still running" that does not depend
+   * on how fast a loaded machine gets through the calls before it.
+   */
+  holdTasks(): void {
+    this.b.taskDurationMs = Number.POSITIVE_INFINITY;
+  }
+
+  /** Ends every held task now (their tagged checkpoints are listed as a finished task's are); new tasks run as before. */
+  releaseTasks(): void {
+    this.b.taskDurationMs = null;
+    const now = Date.now();
+    for (const release of this.b.heldTaskReleases.splice(0)) release(now);
+  }
+
   /** The next task of `type` (InsertTaggedCP, FlrJournalMount, FlrJournalUnmount, or '*') fails. */
   failNextTask(type = '*', reason = 'Simulated task failure'): void {
     this.b.failNext.set(type, reason);
@@ -153,6 +168,7 @@ export class LabZvmFaults {
 
   /** Back to the defaults of a fresh behaviour (maps and lists emptied in place: routes hold them). */
   reset(): void {
+    this.releaseTasks();
     const fresh = new LabZvmBehaviour() as unknown as Record<string, unknown>;
     const live = this.b as unknown as Record<string, unknown>;
     for (const [key, value] of Object.entries(fresh)) {
