@@ -87,6 +87,7 @@ Environment:
   MCP_TRANSPORT=http, MCP_HTTP_HOST, MCP_HTTP_PORT, MCP_PUBLIC_URL, OAUTH_ISSUER   HTTP mode
   DATABASE_URL             shared state in PostgreSQL (HTTP mode, several instances)
   WEB_UI_OIDC_CLIENT_ID, WEB_UI_OIDC_CLIENT_SECRET, WEB_UI_PUBLIC_URL   dashboard sign-in with the IdP (HTTP mode)
+  WEB_UI_SESSION_SECRET    seals sign-in cookies, the same on every instance (default: the client secret)
   TOOLSETS                 comma-separated toolsets to expose (default: see the README)
 
 Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.

@@ -62,14 +62,8 @@ async function main(): Promise<number> {
   // Everything below loads only now: --help and --version answer without the SDK, zod or a client.
   enableCompileCache();
   limitHeapGrowth();
-  const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { withFileCredentials }] = await Promise.all([
-    import('./config/load.js'),
-    import('./config/problems.js'),
-    import('./core/secrets.js'),
-    import('./config/credentials-file.js'),
-  ]);
 
-  let env: Record<string, string | undefined> = { ...process.env };
+  const env: Record<string, string | undefined> = { ...process.env };
   if (labFromEnvironment(env)) opts.lab = true;
   // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode. `check` reports
   // the HTTP settings in its table instead of stopping at the first one refused.
@@ -83,8 +77,55 @@ async function main(): Promise<number> {
       return 1;
     }
   }
+  if (opts.lab && !http && opts.command !== 'check') {
+    // stdio --lab: the handshake is answered before the simulators start (what it advertises is
+    // known without them, lab-mode.ts), and tool requests wait at the startup gate meanwhile, as
+    // with a configuration of the user's own. A client in auto mode probes with server/discover.
+    const { labModeToolListChanges, labSettingsError } = await import('./lab/lab-mode-identity.js');
+    // Malformed settings still exit at once, before any client message, as without --lab.
+    const unusable = labSettingsError(env);
+    if (unusable) {
+      process.stderr.write(`zerto-rewind-mcp: ${unusable.message}\n`);
+      return 1;
+    }
+    return serveStdio(() => prepare(opts, env, http), labModeToolListChanges(), true);
+  }
   // The configuration is complete before MCP is spoken: a broken setup exits with every problem
   // listed, and what `initialize` advertises comes from the configuration that runs.
+  const prepared = await prepare(opts, env, http);
+  if (!prepared.ok) {
+    process.stderr.write(`zerto-rewind-mcp: ${prepared.message}\n`);
+    return 1;
+  }
+  const run = prepared.run;
+  const { config, secrets } = run;
+
+  if (opts.command === 'check') {
+    // The logger only says the configuration's warnings here; the check reports on stdout.
+    const [, { runCheck }] = await Promise.all([startLogger(run), import('./check/run-check.js')]);
+    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env: run.env, zerto: opts.zerto, bundle: opts.bundle });
+    await run.stopLab?.();
+    return code;
+  }
+  if (http) return serveHttp(run, http);
+  const { toolListChanges } = await import('./mcp/server-identity.js');
+  return serveStdio(async () => prepared, toolListChanges(config), false);
+}
+
+type Prepared = { ok: true; run: Startup } | { ok: false; message: string };
+
+/**
+ * The configuration (or, with --lab, the simulated lab and its configuration) and the secrets:
+ * everything the runtime starts from. `ok: false` carries every problem, ready to print.
+ */
+async function prepare(opts: ReturnType<typeof parseArgs>, baseEnv: Record<string, string | undefined>, http: import('./http/http-config.js').HttpConfig | undefined): Promise<Prepared> {
+  const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { withFileCredentials }] = await Promise.all([
+    import('./config/load.js'),
+    import('./config/problems.js'),
+    import('./core/secrets.js'),
+    import('./config/credentials-file.js'),
+  ]);
+  let env = baseEnv;
   let config: LoadedConfig;
   let stopLab: (() => Promise<void>) | undefined;
   let labExtras: Pick<RuntimeOptions, 'extraTools' | 'extraBuiltInCatalog'> | undefined;
@@ -96,8 +137,7 @@ async function main(): Promise<number> {
       lab = await startLabMode(env, process.cwd());
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
-      process.stderr.write(`zerto-rewind-mcp: ${err.message}\n`);
-      return 1;
+      return { ok: false, message: err.message };
     }
     config = lab.config;
     env = { ...env, ...lab.env };
@@ -105,10 +145,7 @@ async function main(): Promise<number> {
     labExtras = { extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog };
   } else {
     const loaded = loadConfiguration(env, process.cwd());
-    if (!loaded.config) {
-      process.stderr.write(`zerto-rewind-mcp: ${formatProblems(loaded.problems)}\n`);
-      return 1;
-    }
+    if (!loaded.config) return { ok: false, message: formatProblems(loaded.problems) };
     config = loaded.config;
   }
 
@@ -118,22 +155,16 @@ async function main(): Promise<number> {
   // user name is not a secret (redacting 'admin' would shred every result that mentions it). The
   // credentials file's values come first: a variable set for this process overrides the file.
   const secrets = envSecretSource({ ...withFileCredentials(env, config.fileCredentials), ...config.app.inlineCredentials });
-  const run: Startup = {
-    config, secrets, env, ...(stopLab ? { stopLab } : {}),
-    runtimeOptions: {
-      ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
-      ...(http?.dashboardSignIn ? { dashboardSignIn: http.dashboardSignIn } : {}),
+  return {
+    ok: true,
+    run: {
+      config, secrets, env, ...(stopLab ? { stopLab } : {}),
+      runtimeOptions: {
+        ...(labExtras ?? {}), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+        ...(http?.dashboardSignIn ? { dashboardSignIn: http.dashboardSignIn } : {}),
+      },
     },
   };
-
-  if (opts.command === 'check') {
-    // The logger only says the configuration's warnings here; the check reports on stdout.
-    const [, { runCheck }] = await Promise.all([startLogger(run), import('./check/run-check.js')]);
-    const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env, zerto: opts.zerto, bundle: opts.bundle });
-    await stopLab?.();
-    return code;
-  }
-  return http ? serveHttp(run, http) : serveStdio(run, opts.lab);
 }
 
 /** What every mode starts from: the loaded configuration and how to start the runtime. */
@@ -155,48 +186,70 @@ async function startLogger(run: Startup): Promise<Logger> {
 }
 
 /** A runtime that did not start, said without any secret (this text reaches the client too). */
-async function startFailure(run: Startup, err: unknown): Promise<string> {
+async function startFailure(run: Startup | undefined, err: unknown): Promise<string> {
   const { redactString } = await import('./core/redact.js');
-  return redactString((err as Error).message ?? String(err), run.secrets.knownValues());
+  return redactString((err as Error).message ?? String(err), run?.secrets.knownValues() ?? []);
 }
 
 /**
- * stdio: the MCP session opens before the tools load, so `initialize` is answered while the
- * runtime starts (about 100 ms sooner on Node 20); tool requests wait at the startup gate and go
- * through once it is ready, or are answered with the reason it did not start.
+ * stdio: the MCP session opens before the tools load (and, with --lab, before the simulators
+ * start: `startup` runs once the connection is open), so `initialize` and `server/discover` are
+ * answered at once; tool requests wait at the startup gate and go through once the runtime is
+ * ready, or are answered with the reason it did not start. `listChanged`: what the handshake
+ * advertises. The runtime starts at the first message beyond a probe (startup-gate.ts), or
+ * PROBE_GRACE_MS after the connection opened, whichever comes first: a process that only
+ * answered `server/discover` (a v2 client's auto-mode probe, reaped with SIGTERM right after)
+ * has opened nothing and exits at once, instead of starting the runtime (and the lab) only to
+ * stop it while the client waits for it to exit. A process that heard nothing at all still
+ * starts when stdin ends (`< /dev/null` checks a setup: a refused one exits 1).
  */
-async function serveStdio(run: Startup, lab: boolean): Promise<number> {
-  const [{ openStdioConnection }, { toolListChanges }] = await Promise.all([
-    import('./mcp/stdio-connection.js'),
-    import('./mcp/server-identity.js'),
-  ]);
+async function serveStdio(startup: () => Promise<Prepared>, listChanged: boolean, lab: boolean): Promise<number> {
+  const { openStdioConnection } = await import('./mcp/stdio-connection.js');
+  let run: Startup | undefined;
   let logger: Logger | undefined;
   let runtime: Runtime | undefined;
   // A stop while the runtime starts waits for it: what it opened (audit line, FLR cleanup) is closed.
+  // A stop before it began has nothing to close.
   let stopping: Promise<number> | undefined;
+  let started: Promise<boolean> | undefined;
   const exitAfter = (reason: string): Promise<void> => {
-    stopping ??= started.then(async (ok) => {
-      if (!ok) return 1;
+    if (connection.gate.heard() === 'nothing') begin();
+    clearTimeout(grace);
+    stopping ??= (started ?? Promise.resolve(undefined)).then(async (ok) => {
+      if (ok === undefined) return 0;
+      if (!ok || !run) return 1;
       await stopRuntime(run, runtime, logger, reason);
       return 0;
     });
     return stopping.then(exitWhenWritten);
   };
   const connection = openStdioConnection({
-    stdin: process.stdin, stdout: process.stdout, listChanged: toolListChanges(run.config),
+    stdin: process.stdin, stdout: process.stdout, listChanged,
     onOversized: (o) => logger?.warn(o, 'refused a JSON-RPC message over the size limit'),
     shutdown: exitAfter,
+    onDemand: () => begin(),
   });
+  function begin(): void {
+    clearTimeout(grace);
+    if (stopping || started) return;
+    started = startRuntimeNow();
+    void started.then((ok) => { if (!ok) exitWhenWritten(1); });
+  }
+  const grace = setTimeout(begin, PROBE_GRACE_MS);
   const { gate } = connection;
 
   // True once the runtime is up, false once its failure has been reported; never rejects.
-  const started: Promise<boolean> = (async () => {
+  const startRuntimeNow = (): Promise<boolean> => (async () => {
     // One turn of the event loop first: Node 22's module loader reads and compiles synchronously,
     // so an `initialize` already waiting on stdin would otherwise be read only once the runtime loaded.
     await new Promise((resolve) => setImmediate(resolve));
-    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
+    const prepared = await startup();
+    if (!prepared.ok) throw new Error(prepared.message);
+    const ready = prepared.run;
+    run = ready;
+    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(ready), import('./runtime.js')]);
     logger = startedLogger;
-    runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions, openedSession: connection.openedSession });
+    runtime = await startRuntime({ config: ready.config, secrets: ready.secrets, logger, ...ready.runtimeOptions, openedSession: connection.openedSession });
     // A one-shot client's first tools/list holds the downstream servers that start quickly (bounded).
     await runtime.firstListing();
     gate.open();
@@ -206,7 +259,7 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
     const reason = await startFailure(run, err);
     process.stderr.write(`zerto-rewind-mcp: ${reason}\n`);
     gate.fail(reason);
-    await run.stopLab?.().catch(() => undefined);
+    await run?.stopLab?.().catch(() => undefined);
     return false;
   });
 
@@ -223,9 +276,15 @@ async function serveStdio(run: Startup, lab: boolean): Promise<number> {
         'Press Ctrl+C to stop.\n',
     );
   }
-  if (!(await started)) exitWhenWritten(1);
   return -1;
 }
+
+/**
+ * How long a stdio process that has seen no more than a probe waits before it starts its runtime
+ * anyway. The v2 client reaps its probe right after the answer (and kills it after 1 s), so a
+ * process still there after this long is no probe.
+ */
+const PROBE_GRACE_MS = 1_000;
 
 /** The shutdown every mode ends with (audit shutdown line, FLR unmounts, the lab). */
 async function stopRuntime(run: Startup, runtime: Runtime | undefined, logger: Logger | undefined, reason: string): Promise<void> {

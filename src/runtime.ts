@@ -220,6 +220,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     dashboard = await dashboardModule.startDashboard({
       host: settings.webUi.host, port: settings.webUi.port, allowedHosts: settings.webUi.allowedHosts,
       ...(opts.dashboardSignIn ? { signIn: opts.dashboardSignIn } : { token: settings.webUi.token! }),
+      ...(central ? { signInRevocations: central.signInRevocations } : {}),
       ports: dashboardPorts(built, vsphere, central ? { table: central.auditTail } : { file: settings.auditLogPath }), logger,
     });
     built.services.webUi.url = dashboard.url;

@@ -20,7 +20,7 @@ export interface RequestGate {
   /** The gate's own routes (OIDC: /auth/login, /auth/callback, /auth/logout); true when answered. */
   serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
   /** Lets the request through, or answers the refusal itself and returns undefined. */
-  admit(req: IncomingMessage, res: ServerResponse, url: URL, isApi: boolean): Admission | undefined;
+  admit(req: IncomingMessage, res: ServerResponse, url: URL, isApi: boolean): Promise<Admission | undefined>;
 }
 
 export interface GateContext {
@@ -42,7 +42,7 @@ export function createTokenGate(token: string, ctx: GateContext): RequestGate {
   const auth = createAuthenticator(token);
   return {
     serve: async () => false,
-    admit(req, res, url, isApi) {
+    async admit(req, res, url, isApi) {
       const presented = auth.checkToken(req, url);
       // The API takes the token only; the asset cookie opens the page shell and its files, nothing
       // else. A wrong token is refused even next to a valid cookie: an explicit bad credential is a

@@ -1,7 +1,7 @@
 // OIDC sign-in mode of the dashboard (HTTP mode with an issuer): /auth/login sends the browser to
-// the identity provider, /auth/callback turns its answer into a server-side session, /auth/logout
+// the identity provider, /auth/callback turns its answer into a sealed session cookie, /auth/logout
 // ends it. Every other request needs a live session; the approver is then the verified
-// `user:<sub>`, never a typed name.
+// `user:<sub>`, never a typed name. Any instance serves any step (sessions.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crossSiteRejection } from './csrf.js';
 import { clientAddress, readCookie, sendError, sendJson, sendText } from './http.js';
@@ -9,8 +9,9 @@ import type { GateContext, RequestGate } from './gate.js';
 import { CALLBACK_PATH, SignInError, createRelyingParty, type DashboardSignInConfig, type OidcRelyingParty } from './oidc.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import {
-  DashboardSessions, LOGIN_COOKIE, LOGIN_COOKIE_MAX_AGE_S, SESSION_COOKIE, SESSION_COOKIE_MAX_AGE_S, cookieHeader,
+  DashboardSessions, LOGIN_COOKIE, LOGIN_COOKIE_MAX_AGE_S, SESSION_COOKIE, SESSION_COOKIE_MAX_AGE_S, SessionTooLarge, cookieHeader,
 } from './sessions.js';
+import type { SignInRevocations } from './sign-in-revocations.js';
 
 const LOGIN_PATH = '/auth/login';
 const LOGOUT_PATH = '/auth/logout';
@@ -50,8 +51,26 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
     res.end();
   }
 
+  /**
+   * `op`'s result, or undefined once answered 503: the sign-in records (the database, in central
+   * mode) cannot be reached, so nobody is let in and no sign-out is claimed.
+   */
+  async function withRecords<T>(res: ServerResponse, what: 'sign-in' | 'sign-out' | 'session', op: () => Promise<T>): Promise<{ value: T } | undefined> {
+    try {
+      return { value: await op() };
+    } catch (err) {
+      ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, `dashboard ${what}: the sign-in records cannot be reached`);
+      const message = `The ${what} cannot be checked right now (the shared database does not answer). Try again in a moment.`;
+      if (what === 'sign-in') sendText(res, 503, message);
+      else sendJson(res, 503, { error: { code: 'unavailable', message } });
+      return undefined;
+    }
+  }
+
   async function callback(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const attempt = sessions.takeLogin(req);
+    const taken = await withRecords(res, 'sign-in', () => sessions.takeLogin(req));
+    if (!taken) return;
+    const attempt = taken.value;
     const clearLogin = cookie(LOGIN_COOKIE, '', 0, authPath);
     if (!attempt) {
       res.setHeader('Set-Cookie', clearLogin);
@@ -72,7 +91,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
       res.setHeader('Location', opts.base);
       res.end();
     } catch (err) {
-      if (!(err instanceof SignInError)) throw err;
+      if (!(err instanceof SignInError) && !(err instanceof SessionTooLarge)) throw err;
       res.setHeader('Set-Cookie', clearLogin);
       ctx.logRefusal({ client: clientAddress(req), reason: err.message }, 'dashboard sign-in refused');
       sendText(res, 400, `Sign-in failed: ${err.message}. Open ${opts.base} to sign in again.`);
@@ -86,7 +105,10 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
       sendError(res, 403, 'forbidden', 'Cross-site request refused.');
       return;
     }
-    const who = sessions.end(req);
+    // Not recorded means another instance would still honour the cookie: then no "signed out".
+    const ended = await withRecords(res, 'sign-out', () => sessions.end(req));
+    if (!ended) return;
+    const who = ended.value;
     if (who) ctx.logger.info({ identity: who.principal.identity }, 'dashboard sign-out');
     res.setHeader('Set-Cookie', cookie(SESSION_COOKIE, '', 0));
     const endSession = await opts.rp.endSessionUrl(opts.base);
@@ -114,9 +136,14 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
       return false;
     },
 
-    admit(req, res, url, isApi) {
-      const session = sessions.lookup(req);
-      if (session) return { user: { principal: session.principal, name: session.name } };
+    async admit(req, res, url, isApi) {
+      const looked = await withRecords(res, 'session', () => sessions.lookup(req));
+      if (!looked) return undefined;
+      const found = looked.value;
+      if (found) {
+        if (found.renewed) res.setHeader('Set-Cookie', cookie(SESSION_COOKIE, found.renewed.value, found.renewed.maxAgeSeconds));
+        return { user: { principal: found.session.principal, name: found.session.name } };
+      }
       const presented = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined;
       const isPage = req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html');
       // Opening the page before signing in is the normal start, not a refusal worth a log line.
@@ -143,7 +170,7 @@ export function createOidcGate(opts: OidcGateOptions, ctx: GateContext): Request
  * that address. Refuses a plain-http public URL beyond loopback: the session cookie would cross
  * the network in clear text (and browsers drop a Secure cookie over http).
  */
-export function startOidcGate(cfg: DashboardSignInConfig, listenUrl: string, ctx: GateContext): { gate: RequestGate; base: string; publicHost: string } {
+export function startOidcGate(cfg: DashboardSignInConfig, listenUrl: string, ctx: GateContext, revocations?: SignInRevocations): { gate: RequestGate; base: string; publicHost: string } {
   const base = withSlash(cfg.publicUrl ?? listenUrl);
   const parsed = new URL(base);
   if (parsed.protocol !== 'https:' && !isLoopbackHost(parsed.hostname)) {
@@ -151,7 +178,13 @@ export function startOidcGate(cfg: DashboardSignInConfig, listenUrl: string, ctx
   }
   const rp = createRelyingParty(cfg, base);
   ctx.logger.info({ redirect_uri: rp.redirectUri, client_id: cfg.clientId, issuer: cfg.issuer }, 'dashboard signs people in with the identity provider');
-  return { gate: createOidcGate({ rp, base, secureCookies: parsed.protocol === 'https:' }, ctx), base, publicHost: parsed.host };
+  const secret = cfg.sessionSecret ?? cfg.clientSecret;
+  const sessions = new DashboardSessions({ clientId: cfg.clientId, ...(secret !== undefined ? { secret } : {}), ...(revocations ? { revocations } : {}) });
+  if (revocations && !sessions.sharedAcrossInstances) {
+    // Central mode with a public client and no WEB_UI_SESSION_SECRET: nothing to derive shared keys from.
+    ctx.logger.warn({}, 'dashboard sign-ins hold on this instance only: set WEB_UI_SESSION_SECRET (the same on every instance) so that any instance honours them');
+  }
+  return { gate: createOidcGate({ rp, base, secureCookies: parsed.protocol === 'https:', sessions }, ctx), base, publicHost: parsed.host };
 }
 
 function withSlash(u: string): string {

@@ -18,6 +18,11 @@ export interface DashboardSignInConfig {
   clientId: string;
   /** WEB_UI_OIDC_CLIENT_SECRET (confidential client); absent for a public client (PKCE only). Never logged. */
   clientSecret?: string;
+  /**
+   * WEB_UI_SESSION_SECRET: seals the sign-in cookies, the same on every instance so that any of
+   * them opens them; unset, the client secret serves (sealed-cookie.ts). Never logged.
+   */
+  sessionSecret?: string;
   /** WEB_UI_PUBLIC_URL: where browsers reach the dashboard; the redirect URL is `<base>/auth/callback`. */
   publicUrl?: string;
   /** Scopes asked for; the MCP scopes among them decide what the signed-in user may approve. */

@@ -11,12 +11,14 @@ import { allowedHostHeaders, hostAllowed } from './host-check.js';
 import { createLogThrottle } from './log-throttle.js';
 import { createTokenGate, refusalLogger, type GateContext, type RequestGate } from './gate.js';
 import type { DashboardSignInConfig } from './oidc.js';
+import type { SignInRevocations } from './sign-in-revocations.js';
 import { isLoopbackHost } from '../core/loopback.js';
 
 export { assertDashboardConfig, MIN_TOKEN_LENGTH } from './auth.js';
 export { REQUESTED_WITH } from './csrf.js';
 export type * from './ports.js';
 export type { DashboardSignInConfig } from './oidc.js';
+export type { SignInRevocations } from './sign-in-revocations.js';
 
 export const DEFAULT_DASHBOARD_HOST = '127.0.0.1';
 export const DEFAULT_DASHBOARD_PORT = 8787;
@@ -35,6 +37,8 @@ export interface DashboardOptions {
    * approve as their verified `user:<sub>`; WEB_UI_TOKEN is then not used.
    */
   signIn?: DashboardSignInConfig;
+  /** Where sign-in's used login cookies and sign-outs are recorded (central mode: PostgreSQL); default in memory. */
+  signInRevocations?: SignInRevocations;
   ports: DashboardPorts;
   logger: DashboardLogger;
 }
@@ -95,7 +99,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardH
     try {
       // Loaded only in this mode: the token dashboard never loads openid-client.
       const { startOidcGate } = await import('./oidc-gate.js');
-      const started = startOidcGate(opts.signIn, url, ctx);
+      const started = startOidcGate(opts.signIn, url, ctx, opts.signInRevocations);
       gate = started.gate;
       url = started.base;
       opts = { ...opts, allowedHosts: [...(opts.allowedHosts ?? []), started.publicHost] };
@@ -134,7 +138,7 @@ async function handle(
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
   if (await gate.serve(req, res, url)) return;
   const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
-  const admitted = gate.admit(req, res, url, isApi);
+  const admitted = await gate.admit(req, res, url, isApi);
   if (!admitted) return;
 
   if (isApi) {

@@ -1,15 +1,16 @@
-// State of the dashboard's OIDC sign-in: the short-lived login attempts (state, nonce, PKCE verifier
-// between the redirect to the identity provider and its callback) and the signed-in sessions. A
-// login attempt travels sealed in its own cookie (AES-256-GCM under a key of this process), so no
-// number of anonymous /auth/login requests can push someone else's pending sign-in out; only spent
-// attempts are remembered, to keep a callback single use. A session is a random id in an HttpOnly
-// cookie, and what it stands for stays here, so a forged or altered cookie names nothing. Per process: behind a
-// load balancer, route one browser to one instance (or sign in again: the IdP's own SSO session
-// makes that a redirect, not a password prompt).
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+// State of the dashboard's OIDC sign-in, carried by the browser: a login attempt (state, nonce,
+// PKCE verifier between the redirect to the identity provider and its callback) and a signed-in
+// session each travel sealed in their own HttpOnly cookie (sealed-cookie.ts), with their expiry
+// inside. No instance remembers a session, so behind a load balancer any instance answers any
+// browser request; what a cookie cannot say about itself, that its callback ran or that it was
+// signed out, is recorded in the revocations (sign-in-revocations.ts: PostgreSQL in central mode).
+// The session holds the verified principal and display name only: no IdP token is kept.
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../core/principal.js';
 import { readCookie } from './http.js';
+import { cookieKeys, seal, unseal, type CookieKeys } from './sealed-cookie.js';
+import { MemorySignInRevocations, type SignInRevocations } from './sign-in-revocations.js';
 
 export const SESSION_COOKIE = 'zerto_rewind_session';
 export const LOGIN_COOKIE = 'zerto_rewind_login';
@@ -19,10 +20,10 @@ const LOGIN_TTL_MS = 10 * 60_000;
 /** Signed-in sessions end after this much inactivity, and after MAX_MS whatever happens. */
 const IDLE_MS = 30 * 60_000;
 const MAX_MS = 8 * 60 * 60_000;
-/** Spent login attempts remembered at most (the oldest go first; their codes are spent at the IdP too). */
-const MAX_SPENT = 10_000;
-/** Signed-in sessions kept at most (the oldest go first). */
-const MAX_SESSIONS = 10_000;
+/** A request this long after the cookie's last renewal renews it (its idle clock restarts). */
+const RENEW_AFTER_MS = 60_000;
+/** Browsers drop a cookie beyond about 4 KB silently: refuse the sign-in instead, saying why. */
+const MAX_COOKIE_CHARS = 4_000;
 
 export interface LoginAttempt {
   state: string;
@@ -39,97 +40,120 @@ export interface SignedInSession {
   lastSeen: number;
 }
 
+/** The session cookie's payload: the session and the id its sign-out is recorded under. */
+interface SealedSession extends SignedInSession {
+  sid: string;
+}
+
+/** A live session, and the renewed cookie to send when its idle clock restarted. */
+export interface FoundSession {
+  session: SignedInSession;
+  /** The new cookie value, and its Max-Age: what is left of the session's MAX_MS. */
+  renewed?: { value: string; maxAgeSeconds: number };
+}
+
+/** The signed-in identity does not fit in a cookie (typically: a token with very many groups). */
+export class SessionTooLarge extends Error {}
+
+export interface SessionOptions {
+  /** The secret every instance shares (cookieKeys); undefined: keys of this process only. */
+  secret?: string;
+  /** Salt of the key derivation: the dashboard's OIDC client id. */
+  clientId?: string;
+  revocations?: SignInRevocations;
+  now?: () => number;
+}
+
 export class DashboardSessions {
-  // Keyed by a digest of the cookie value: a memory dump or a log of keys holds no usable cookie.
-  /** Digests of login cookies already used, with their expiry: a replayed callback finds its attempt spent. */
-  private readonly spent = new Map<string, number>();
-  private readonly sessions = new Map<string, SignedInSession>();
-  private readonly sealKey = randomBytes(32);
+  private readonly keys: CookieKeys;
+  private readonly revocations: SignInRevocations;
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Seals a login attempt into the cookie value that carries it (nothing is stored here). */
-  startLogin(attempt: Omit<LoginAttempt, 'expiresAt'>): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    const body = Buffer.concat([cipher.update(JSON.stringify({ ...attempt, expiresAt: this.now() + LOGIN_TTL_MS }), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  constructor(opts: SessionOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.keys = cookieKeys(opts.secret, opts.clientId ?? 'zerto-rewind-dashboard');
+    this.revocations = opts.revocations ?? new MemorySignInRevocations(this.now);
   }
 
-  /** The attempt the request's login cookie carries, spent: a callback is single use. */
-  takeLogin(req: IncomingMessage): LoginAttempt | undefined {
+  /** False: no shared secret, so a cookie opens on this process only. */
+  get sharedAcrossInstances(): boolean {
+    return this.keys.shared;
+  }
+
+  /** Seals a login attempt into the cookie value that carries it (nothing is stored). */
+  startLogin(attempt: Omit<LoginAttempt, 'expiresAt'>): string {
+    return seal(this.keys.login, { ...attempt, expiresAt: this.now() + LOGIN_TTL_MS });
+  }
+
+  /**
+   * The attempt the request's login cookie carries, spent: a callback is single use, on whichever
+   * instance it lands. Rejects when the revocations cannot be reached (no sign-in then).
+   */
+  async takeLogin(req: IncomingMessage): Promise<LoginAttempt | undefined> {
     const sealed = readCookie(req.headers.cookie, LOGIN_COOKIE);
     if (sealed === undefined) return undefined;
-    const attempt = this.unseal(sealed);
-    if (!attempt) return undefined;
-    const key = digest(sealed);
-    const now = this.now();
-    if (this.spent.has(key) || attempt.expiresAt <= now) return undefined;
-    // In insertion order with one lifetime, so expired entries are a prefix: stop at a live one.
-    for (const [k, until] of this.spent) {
-      if (until > now) break;
-      this.spent.delete(k);
-    }
-    while (this.spent.size >= MAX_SPENT) this.spent.delete(this.spent.keys().next().value!);
-    this.spent.set(key, attempt.expiresAt);
-    return attempt;
+    const attempt = asLoginAttempt(unseal(this.keys.login, sealed));
+    if (!attempt || attempt.expiresAt <= this.now()) return undefined;
+    // Keyed by a digest of the cookie value: the table or a memory dump holds no usable cookie.
+    return (await this.revocations.spend('login', digest(sealed), attempt.expiresAt)) ? attempt : undefined;
   }
 
-  /** Undefined for anything this process did not seal (forged, altered, another instance's, from before a restart). */
-  private unseal(value: string): LoginAttempt | undefined {
-    try {
-      const raw = Buffer.from(value, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-      const a = JSON.parse(text) as LoginAttempt;
-      return typeof a.state === 'string' && typeof a.nonce === 'string' && typeof a.codeVerifier === 'string' && typeof a.expiresAt === 'number' ? a : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Creates a session; returns the cookie value that names it. */
+  /** Seals a new session; returns the cookie value that carries it. */
   create(principal: Principal, name: string): string {
     const now = this.now();
-    for (const [k, s] of this.sessions) if (!alive(s, now)) this.sessions.delete(k);
-    return this.insert(this.sessions, MAX_SESSIONS, { principal, name, createdAt: now, lastSeen: now });
-  }
-
-  /** Stores `entry` under a new cookie value (the oldest entry goes at the cap); returns the value. */
-  private insert<T>(map: Map<string, T>, max: number, entry: T): string {
-    while (map.size >= max) map.delete(map.keys().next().value!);
-    const id = newId();
-    map.set(digest(id), entry);
-    return id;
-  }
-
-  /** The live session named by the request's session cookie (its idle timer restarts). */
-  lookup(req: IncomingMessage): SignedInSession | undefined {
-    const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (id === undefined) return undefined;
-    const key = digest(id);
-    const s = this.sessions.get(key);
-    if (!s) return undefined;
-    const now = this.now();
-    if (!alive(s, now)) {
-      this.sessions.delete(key);
-      return undefined;
+    const value = seal(this.keys.session, { sid: randomBytes(16).toString('base64url'), principal, name, createdAt: now, lastSeen: now } satisfies SealedSession);
+    if (value.length > MAX_COOKIE_CHARS) {
+      throw new SessionTooLarge(`the signed-in identity needs ${value.length} characters in a cookie, more than browsers keep (${principal.groups?.length ?? 0} groups)`);
     }
-    s.lastSeen = now;
-    return s;
+    return value;
   }
 
-  /** Ends the session the request names (sign-out) and returns it, when there was a live one. */
-  end(req: IncomingMessage): SignedInSession | undefined {
-    const s = this.lookup(req);
-    if (s) this.sessions.delete(digest(readCookie(req.headers.cookie, SESSION_COOKIE)!));
-    return s;
+  /**
+   * The live session the request's cookie carries. Rejects when the revocations cannot be
+   * reached: a sign-out elsewhere might be missed, so nobody is let in (fail closed).
+   */
+  async lookup(req: IncomingMessage): Promise<FoundSession | undefined> {
+    const found = await this.open(req);
+    if (!found) return undefined;
+    const { sid, ...session } = found;
+    const now = this.now();
+    if (now - session.lastSeen < RENEW_AFTER_MS) return { session };
+    const value = seal(this.keys.session, { sid, ...session, lastSeen: now } satisfies SealedSession);
+    return { session: { ...session, lastSeen: now }, renewed: { value, maxAgeSeconds: Math.ceil((session.createdAt + MAX_MS - now) / 1000) } };
+  }
+
+  /** Ends the session the request carries (sign-out, on every instance) and returns it, when there was a live one. */
+  async end(req: IncomingMessage): Promise<SignedInSession | undefined> {
+    const found = await this.open(req);
+    if (!found) return undefined;
+    const { sid, ...session } = found;
+    await this.revocations.spend('session', sid, found.createdAt + MAX_MS);
+    return session;
+  }
+
+  private async open(req: IncomingMessage): Promise<SealedSession | undefined> {
+    const value = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (value === undefined) return undefined;
+    const s = asSealedSession(unseal(this.keys.session, value));
+    if (!s || !alive(s, this.now())) return undefined;
+    return (await this.revocations.isSpent('session', s.sid)) ? undefined : s;
   }
 }
 
 function alive(s: SignedInSession, now: number): boolean {
   return now - s.lastSeen < IDLE_MS && now - s.createdAt < MAX_MS;
+}
+
+function asLoginAttempt(v: unknown): LoginAttempt | undefined {
+  const a = v as Partial<LoginAttempt> | undefined;
+  return typeof a?.state === 'string' && typeof a.nonce === 'string' && typeof a.codeVerifier === 'string' && typeof a.expiresAt === 'number' ? a as LoginAttempt : undefined;
+}
+
+function asSealedSession(v: unknown): SealedSession | undefined {
+  const s = v as Partial<SealedSession> | undefined;
+  const p = s?.principal;
+  return typeof s?.sid === 'string' && typeof s.name === 'string' && typeof s.createdAt === 'number' && typeof s.lastSeen === 'number' &&
+    typeof p?.identity === 'string' && typeof p.subject === 'string' && Array.isArray(p.scopes) ? s as SealedSession : undefined;
 }
 
 /**
@@ -147,10 +171,6 @@ export function cookieHeader(name: string, value: string, opts: { secure: boolea
 
 export const LOGIN_COOKIE_MAX_AGE_S = LOGIN_TTL_MS / 1000;
 export const SESSION_COOKIE_MAX_AGE_S = MAX_MS / 1000;
-
-function newId(): string {
-  return randomBytes(32).toString('base64url');
-}
 
 function digest(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('base64url');

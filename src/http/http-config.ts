@@ -4,6 +4,10 @@
 import { isLoopbackHost } from '../core/loopback.js';
 import { SCOPES } from '../core/scopes.js';
 import type { DashboardSignInConfig } from '../dashboard/oidc.js';
+import { estimatedBits, MIN_TOKEN_BITS } from '../dashboard/auth.js';
+
+/** WEB_UI_SESSION_SECRET seals sign-in cookies: as long as a random 16-byte hex string, at least. */
+const MIN_SESSION_SECRET_LENGTH = 32;
 
 /** What the dashboard asks the IdP for when WEB_UI_OIDC_SCOPE is unset (dashboard/oidc.ts). */
 const DEFAULT_SIGN_IN_SCOPE = ['openid', 'profile', ...SCOPES].join(' ');
@@ -79,6 +83,11 @@ function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: st
   const publicUrl = env.WEB_UI_PUBLIC_URL?.trim();
   if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new Error(`WEB_UI_PUBLIC_URL '${publicUrl}' must be an https:// URL (where browsers reach the dashboard).`);
   const secret = env.WEB_UI_OIDC_CLIENT_SECRET;
+  const sessionSecret = env.WEB_UI_SESSION_SECRET || undefined;
+  if (sessionSecret !== undefined && (sessionSecret.length < MIN_SESSION_SECRET_LENGTH || estimatedBits(sessionSecret) < MIN_TOKEN_BITS)) {
+    // The length only, never the value.
+    throw new Error(`WEB_UI_SESSION_SECRET is too short or too predictable (${sessionSecret.length} characters; at least ${MIN_SESSION_SECRET_LENGTH} random ones are required). Use e.g. WEB_UI_SESSION_SECRET=$(openssl rand -hex 32), the same on every instance.`);
+  }
   const scope = env.WEB_UI_OIDC_SCOPE?.trim() || DEFAULT_SIGN_IN_SCOPE;
   if (!scope.split(' ').includes('openid')) throw new Error(`WEB_UI_OIDC_SCOPE '${scope}' must include 'openid' (the sign-in needs an ID token).`);
   // Refused, not warned: the session's scopes come only from an access token for the MCP resource,
@@ -91,6 +100,7 @@ function loadDashboardSignIn(env: Record<string, string | undefined>, issuer: st
   return {
     issuer, clientId, scope, resource,
     ...(secret ? { clientSecret: secret } : {}),
+    ...(sessionSecret ? { sessionSecret } : {}),
     ...(publicUrl ? { publicUrl } : {}),
     ...(env.OAUTH_USER_CLAIM ? { userClaim: env.OAUTH_USER_CLAIM } : {}),
     ...(env.OAUTH_GROUPS_CLAIM ? { groupsClaim: env.OAUTH_GROUPS_CLAIM } : {}),

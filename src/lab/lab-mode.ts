@@ -24,6 +24,7 @@ import { labTools, LAB_CATALOG } from './lab-tools.js';
 import type { ZertoSiteEntry } from '../config/app-config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CatalogEntry } from '../core/catalog.js';
+import { LAB_MODE_GUESTFS, labSettingsError } from './lab-mode-identity.js';
 
 export const LAB_CA_FILE = fileURLToPath(new URL('./tls/lab-ca.pem', import.meta.url));
 export const LAB_POLICY_FILE = fileURLToPath(new URL('./lab-policy.yaml', import.meta.url));
@@ -74,9 +75,9 @@ export interface RunningLab {
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const env = opts.env ?? {};
-  // Malformed settings stop lab mode too (DRY_RUN=maybe must not quietly mean false).
-  const { settings, problems } = readSettings(env);
-  if (problems.length) throw new ConfigError(problems.map((p) => ({ file: 'environment', path: p.variable, reason: p.reason })));
+  const unusable = labSettingsError(env);
+  if (unusable) throw unusable;
+  const { settings } = readSettings(env);
   const callLog = opts.callLog;
   const vcenters = new Map<string, LabVcenterHandle>();
   const credentials: Record<string, string> = {};
@@ -197,7 +198,7 @@ export function guestfsDownstream(root: string, tools: string[] | null = GUESTFS
   };
 }
 
-/** main.ts's entry: the lab configured from the user's environment. */
+/** main.ts's entry: the lab configured from the user's environment (its handshake: lab-mode-identity.ts). */
 export async function startLabMode(env: Record<string, string | undefined>, _cwd: string): Promise<RunningLab> {
-  return startLab({ env, guestfs: true });
+  return startLab({ env, guestfs: LAB_MODE_GUESTFS });
 }

@@ -3,26 +3,24 @@
 // mode (a client that can only open links) hands them the proposal's page in the dashboard. A
 // 2026-07-28 connection has no server-to-client requests: the question leaves as an
 // `input_required` result (SEP-2322) and the client's retry carries the answer, with the
-// proposal's id as `requestState`. The pipeline sees only the SDK-free port (tools/human-approval.ts).
+// proposal's id as `requestState`; the question rides on the call's outcome like any other
+// input_required (tool-handlers.ts answerOf). The pipeline sees only the SDK-free port
+// (tools/human-approval.ts).
 import { randomUUID } from 'node:crypto';
-import { inputRequired, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
 import type { HumanAnswer, HumanApprovalPort, HumanQuestion } from '../tools/human-approval.js';
 import type { RequestingClient } from '../tools/requesting-client.js';
+import type { InputRequired } from '../tools/tool-result.js';
 
 const ANSWER_KEY = 'approve';
 const STATE_PREFIX = 'approval:';
 const EMPTY_FORM = { type: 'object' as const, properties: {} };
 
-export interface ElicitationPort extends HumanApprovalPort {
-  /** 2026-07-28: the question to send back instead of the tool result, when the pipeline asked one. */
-  deferredQuestion(): InputRequiredResult | undefined;
-}
-
-export function elicitationPort(ctx: ServerContext, client: RequestingClient): ElicitationPort {
+export function elicitationPort(ctx: ServerContext, client: RequestingClient): HumanApprovalPort {
   return client.era === 'legacy' ? pushPort(ctx, client) : roundTripPort(client);
 }
 
-function pushPort(ctx: ServerContext, client: RequestingClient): ElicitationPort {
+function pushPort(ctx: ServerContext, client: RequestingClient): HumanApprovalPort {
   return {
     mode: client.elicitation.form ? 'form' : client.elicitation.url ? 'url' : undefined,
     async ask(q: HumanQuestion): Promise<HumanAnswer> {
@@ -37,14 +35,12 @@ function pushPort(ctx: ServerContext, client: RequestingClient): ElicitationPort
         return 'unanswered';
       }
     },
-    deferredQuestion: () => undefined,
   };
 }
 
-function roundTripPort(client: RequestingClient): ElicitationPort {
+function roundTripPort(client: RequestingClient): HumanApprovalPort {
   const state = client.requestState?.startsWith(STATE_PREFIX) ? client.requestState.slice(STATE_PREFIX.length) : undefined;
   const answered = client.inputResponses?.[ANSWER_KEY] as { action?: unknown } | undefined;
-  let deferred: InputRequiredResult | undefined;
   return {
     mode: client.elicitation.form ? 'form' : undefined,
     ...(state !== undefined && answered !== undefined ? { resuming: state } : {}),
@@ -53,12 +49,12 @@ function roundTripPort(client: RequestingClient): ElicitationPort {
         const action = answered.action;
         return action === 'accept' || action === 'decline' || action === 'cancel' ? action : 'unanswered';
       }
-      deferred = inputRequired({
+      const question = inputRequired({
         inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: q.message, requestedSchema: EMPTY_FORM }) },
         requestState: `${STATE_PREFIX}${q.proposalId}`,
       });
-      return 'deferred';
+      // The SDK's builder and our SDK-free type describe the same wire shape.
+      return { deferred: question as InputRequired };
     },
-    deferredQuestion: () => deferred,
   };
 }

@@ -6,6 +6,9 @@
 // the handshake through and holds every other message, in the order it came. `open()` releases
 // them and steps aside; `fail()` answers each held request with the reason the server did not
 // start, so the client shows that reason instead of a bare disconnect.
+// The gate also says when the runtime is wanted at all: at the first message beyond a probe. A
+// v2 client in auto mode probes a stdio server in a throwaway process (server/discover, then
+// SIGTERM, and it waits for that process to exit); such a process must not start anything.
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 
 /**
@@ -14,6 +17,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
  * it first): held, it would cost that client the whole runtime start before it falls back.
  */
 const HANDSHAKE = new Set(['initialize', 'notifications/initialized', 'ping', 'server/discover']);
+/** What a probe sends: a process that saw nothing else has no client that needs its runtime. */
+const PROBE = new Set(['ping', 'server/discover']);
 /** JSON-RPC "Internal error". */
 const INTERNAL_ERROR = -32603;
 
@@ -24,16 +29,29 @@ export interface StartupGate {
   open(): void;
   /** The runtime did not start: every held request (and any later one) is answered with `reason`. */
   fail(reason: string): void;
+  /** What came in so far: nothing, only a probe's messages, or a client's (onDemand was called). */
+  heard(): 'nothing' | 'probe' | 'client';
 }
 
 type State = { kind: 'handshake' } | { kind: 'holding' } | { kind: 'open' } | { kind: 'failed'; reason: string };
 
 /**
  * `input` yields JSON-RPC messages one per line (frameStdin's output); `reply` writes an answer
- * line to the client (stdout).
+ * line to the client (stdout); `onDemand` is called once, at the first line that is not a probe's
+ * (`initialize`, a tool request, anything unreadable too).
  */
-export function startupGate(input: Readable, reply: (line: string) => void): StartupGate {
+export function startupGate(input: Readable, reply: (line: string) => void, onDemand?: () => void): StartupGate {
   let state: State = { kind: 'handshake' };
+  let heard: 'nothing' | 'probe' | 'client' = 'nothing';
+  const demand = (method: string | undefined): void => {
+    if (heard === 'client') return;
+    if (PROBE.has(method ?? '')) {
+      heard = 'probe';
+      return;
+    }
+    heard = 'client';
+    onDemand?.();
+  };
   const held: Buffer[] = [];
   // The unfinished end of the last chunk: a message may arrive in several chunks.
   let partial = Buffer.alloc(0);
@@ -56,8 +74,10 @@ export function startupGate(input: Readable, reply: (line: string) => void): Sta
       for (let nl = rest.indexOf(0x0a); nl !== -1; nl = rest.indexOf(0x0a)) {
         const line = rest.subarray(0, nl + 1);
         rest = rest.subarray(nl + 1);
+        const method = methodOf(line);
+        demand(method);
         if (state.kind === 'failed') answerFailed(line, state.reason);
-        else if (state.kind === 'handshake' && HANDSHAKE.has(methodOf(line) ?? '')) this.push(line);
+        else if (state.kind === 'handshake' && HANDSHAKE.has(method ?? '')) this.push(line);
         else {
           // From the first message that needs the tools on, everything waits: order is kept.
           state = { kind: 'holding' };
@@ -77,6 +97,7 @@ export function startupGate(input: Readable, reply: (line: string) => void): Sta
 
   return {
     output: gate,
+    heard: () => heard,
     open() {
       if (state.kind === 'open' || state.kind === 'failed') return;
       state = { kind: 'open' };

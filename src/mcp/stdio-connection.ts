@@ -18,10 +18,12 @@ export interface StdioConnectionOptions {
   onOversized?: (info: { bytes: number; id: string | number | null }) => void;
   /** Every close of the transport (the client gone, stdout broken) ends the process through this, once. */
   shutdown: (reason: string) => Promise<void>;
+  /** Called once, at the first message beyond a probe (startup-gate.ts): time to start the runtime. */
+  onDemand?: () => void;
 }
 
 export interface StdioConnection {
-  gate: Pick<StartupGate, 'open' | 'fail'>;
+  gate: Pick<StartupGate, 'open' | 'fail' | 'heard'>;
   /** What buildServer takes as `openedSession`: the servers made so far and every later one get the tool handlers. */
   openedSession: { listChanged: boolean; adopt(attach: (server: Server) => void): void };
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export function openStdioConnection(opts: StdioConnectionOptions): StdioConnecti
   const reply = (line: string): void => void opts.stdout.write(line);
   // Lines are framed before the SDK sees them: an oversized message is answered, not fatal.
   const framed = frameStdin(opts.stdin, { reply, ...(opts.onOversized ? { onOversized: opts.onOversized } : {}) });
-  const gate = startupGate(framed, reply);
+  const gate = startupGate(framed, reply, opts.onDemand);
   // The SDK's transport closes itself when its input ends, aborting calls still running; stdin's
   // end is main.ts's signal instead, which drains those calls first, so the transport's input
   // never ends on its own.

@@ -108,9 +108,6 @@ export function attachToolHandlers(server: Server, deps: ServerDeps, services: T
         const outcome = await runTool(found, request.params.arguments, {
           services, identity: who.identity, via: 'mcp', ...(who.principal ? { principal: who.principal } : {}), signal, progress, client, askHuman,
         });
-        // 2026-07-28: the approval question goes back as input_required; the retry answers it.
-        const question = askHuman.deferredQuestion();
-        if (question) return question as unknown as CallToolResult;
         return answerOf(outcome, client, rendered) as CallToolResult;
       } catch (err) {
         // A store that cannot be reached (the database in central mode) throws out of a step: the
@@ -130,9 +127,11 @@ function wire(result: ToolResult): CallToolResult {
 /**
  * What a call answers: its rendered outcome, or, when the outcome asks a human and this client can
  * show a form, the input_required result (the SDK turns it into elicitation/create on a 2025-era
- * connection). A client that cannot elicit gets the error, which says what to do instead.
+ * connection). The one seam for every question: a refusal a human can lift, and the approval of
+ * `approval: human` on 2026-07-28 (tools/human-approval.ts). A client that cannot elicit gets the
+ * rendered outcome, which says what to do instead.
  */
 export function answerOf(outcome: ToolOutcome, client: RequestingClient, rendered: (o: ToolOutcome) => ToolResult): ToolResult | InputRequired {
-  if (!outcome.ok && outcome.inputRequired && client.elicitation.form) return outcome.inputRequired;
+  if (outcome.inputRequired && client.elicitation.form) return outcome.inputRequired;
   return rendered(outcome);
 }

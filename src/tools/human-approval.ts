@@ -10,9 +10,13 @@ import { AppError, toPublicError } from '../core/errors.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
 import { auditor, type ToolOutcome } from './pipeline-call.js';
+import type { InputRequired } from './tool-result.js';
 
-/** `deferred`: the question goes out with the result (2026-07-28 `input_required`); the client's retry answers it. */
-export type HumanAnswer = 'accept' | 'decline' | 'cancel' | 'unanswered' | 'deferred';
+/**
+ * The person's answer, or `{ deferred }`: the question goes out with the result instead
+ * (2026-07-28 `input_required`), and the client's retry answers it.
+ */
+export type HumanAnswer = 'accept' | 'decline' | 'cancel' | 'unanswered' | { deferred: InputRequired };
 
 export interface HumanQuestion {
   /** approvalQuestion() of the proposal, or (url mode) a line saying where to approve. */
@@ -57,7 +61,10 @@ export async function askHuman(p: Proposal<PendingCall>, ctx: CallContext, pendi
     return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user was given a link to approve or deny it in ${where}; confirm_action cannot approve it.` } };
   }
   const answer = await port.ask({ message: approvalQuestion(p), timeoutMs, signal: ctx.signal, proposalId: p.id });
-  if (answer === 'deferred') return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user is asked in the client; if they do not answer, a person can approve or deny it in ${where}.` } };
+  if (typeof answer === 'object') {
+    // The outcome carries the question: the protocol edge sends it when the client can show it.
+    return { ok: true, value: { ...pending, note: `NO CHANGES MADE YET. The user is asked in the client; if they do not answer, a person can approve or deny it in ${where}.` }, inputRequired: answer.deferred };
+  }
   const approver: Approver = { identity: ctx.identity, channel: 'elicitation' };
   if (answer === 'accept') {
     let taken: Proposal<PendingCall>;

@@ -15,17 +15,18 @@ import type { Proposal } from '../core/confirmation-store.js';
 import type { PendingCall } from './pending-call.js';
 import type { BeforeState } from '../core/undo-item.js';
 
+/**
+ * `inputRequired`, on either form: nothing changed yet and a human can let it go on. The client is
+ * asked (input_required, or elicitation on a 2025-era connection) when it can show a form; the
+ * value or the error is the answer when it cannot.
+ */
 export type ToolOutcome =
-  | { ok: true; value: Record<string, unknown> }
+  | { ok: true; value: Record<string, unknown>; inputRequired?: InputRequired }
   | {
     ok: false;
     error: PublicError;
     /** Confirm path: nothing changed and the cause may pass (ZVM down, web approval needed), so the proposal stays pending. */
     keepPending?: boolean;
-    /**
-     * Nothing changed yet and a human can let it go on: the client is asked (input_required or
-     * elicitation) when it can show a form, and the error is the answer when it cannot.
-     */
     inputRequired?: InputRequired;
   };
 

@@ -36,12 +36,30 @@ export interface Instance {
   http: McpHttpHandle;
 }
 
+export const DASHBOARD_CLIENT_ID = 'zerto-rewind-dashboard';
+
+export interface DashboardOptions {
+  /** WEB_UI_PUBLIC_URL: where browsers reach the dashboard (a proxy in front of the instances). */
+  publicUrl: string;
+  /** WEB_UI_OIDC_CLIENT_SECRET. */
+  clientSecret?: string;
+  /** WEB_UI_SESSION_SECRET. */
+  sessionSecret?: string;
+}
+
+/** The dashboard's own listening address (not its public URL): what a proxy forwards to. */
+export const dashboardListenUrl = (inst: Instance): string => `http://127.0.0.1:${inst.runtime.dashboard!.port}`;
+
 export interface Central {
   pg: TestPostgres;
   idp: TestIssuer;
   lab: TestLab;
-  /** A server instance in HTTP mode on the shared database; its state files in `stateDir` (default: a fresh folder). */
-  startInstance(opts?: { stateDir?: string; clock?: () => number; centralOptions?: CentralOptions; databaseUrl?: string }): Promise<Instance>;
+  /**
+   * A server instance in HTTP mode on the shared database; its state files in `stateDir` (default:
+   * a fresh folder). `dashboard`: with its dashboard signing people in as DASHBOARD_CLIENT_ID of
+   * the test issuer, reached by browsers at `publicUrl`.
+   */
+  startInstance(opts?: { stateDir?: string; clock?: () => number; centralOptions?: CentralOptions; databaseUrl?: string; dashboard?: DashboardOptions }): Promise<Instance>;
   /** A real MCP client of `inst`, authenticated as `user` with every scope. */
   as(user: string, inst: Instance): Promise<HttpMcpClient>;
   close(): Promise<void>;
@@ -64,12 +82,21 @@ export async function startCentral(opts: { policy?: string; dirPrefix?: string }
     async startInstance(o = {}) {
       const secrets = envSecretSource({ ...lab.env, ...lab.config.app.inlineCredentials });
       // Each instance has its own state folder, as on separate hosts: all they share is the database.
-      const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(o.stateDir ?? tempDir('zr-instance-'), 'audit.jsonl') } };
+      const webUi = o.dashboard ? { ...lab.config.settings.webUi, enabled: true, port: 0 } : lab.config.settings.webUi;
+      const config = { ...lab.config, settings: { ...lab.config.settings, webUi, auditLogPath: join(o.stateDir ?? tempDir('zr-instance-'), 'audit.jsonl') } };
+      const d = o.dashboard;
+      const httpConfig = loadHttpConfig({
+        OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC,
+        ...(d ? { WEB_UI_OIDC_CLIENT_ID: DASHBOARD_CLIENT_ID, WEB_UI_PUBLIC_URL: d.publicUrl } : {}),
+        ...(d?.clientSecret ? { WEB_UI_OIDC_CLIENT_SECRET: d.clientSecret } : {}),
+        ...(d?.sessionSecret ? { WEB_UI_SESSION_SECRET: d.sessionSecret } : {}),
+      }, false);
       const runtime = await startRuntime({
         config, secrets, logger: silentLogger, extraTools: lab.extraTools, extraBuiltInCatalog: lab.extraBuiltInCatalog, databaseUrl: o.databaseUrl ?? pg.url,
         ...(o.clock ? { clock: o.clock } : {}), ...(o.centralOptions ? { centralOptions: o.centralOptions } : {}),
+        ...(httpConfig.dashboardSignIn ? { dashboardSignIn: httpConfig.dashboardSignIn } : {}),
       });
-      const http = await serveHttp(runtime, loadHttpConfig({ OAUTH_ISSUER: idp.issuer, MCP_HTTP_PORT: '0', MCP_PUBLIC_URL: PUBLIC }, false), silentLogger);
+      const http = await serveHttp(runtime, httpConfig, silentLogger);
       const inst = { runtime, http };
       instances.push(inst);
       return inst;

@@ -33,10 +33,11 @@ describe('gateway tools and scopes over HTTP', () => {
   it('a read-only token: downstream reads answer, a downstream change is 403 insufficient_scope naming vsphere:change', async () => {
     const token = await idp.sign({ sub: 'reader', scope: 'vsphere:read' }, { audience: endpoint.resourceUrl });
     const root = h.lab.guestFolder!.root;
-    const c = await connectHttpClient(endpoint.resourceUrl, token);
+    // Legacy era: the v2 client pinned to 2026-07-28 leaves a 403-refused call unsettled (test/http/http-auth.test.ts).
+    const c = await connectHttpClient(endpoint.resourceUrl, token, 'http-test', { era: 'legacy' });
     try {
       expect((await c.call('guestfs__read_text_file', { path: join(root, 'etc/app.conf') })).isError).toBe(false);
-      await expect(c.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken\n' })).rejects.toThrow(/insufficient_scope/);
+      await expect(c.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'broken\n' })).rejects.toThrow(/Insufficient scope: required ".*vsphere:change/);
     } finally {
       await c.close();
     }

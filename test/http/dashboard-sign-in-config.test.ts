@@ -65,6 +65,21 @@ describe('WEB_UI_OIDC_* in HTTP mode', () => {
     expect(() => loadHttpConfig({ OAUTH_ISSUER: ISSUER, WEB_UI_OIDC_CLIENT_ID: 'x', WEB_UI_PUBLIC_URL: 'approvals.example' }, false)).toThrow(/WEB_UI_PUBLIC_URL/);
   });
 
+  it('takes WEB_UI_SESSION_SECRET, and refuses a short or predictable one without echoing it', () => {
+    const good = 'f3a91c0e7b5d2c8a4e6f1b9d0c7a3e5b';
+    expect(loadHttpConfig({ OAUTH_ISSUER: ISSUER, MCP_PUBLIC_URL: 'https://mcp.example', WEB_UI_OIDC_CLIENT_ID: 'x', WEB_UI_SESSION_SECRET: good }, false).dashboardSignIn?.sessionSecret).toBe(good);
+    for (const bad of ['short-secret-1234', 'ab'.repeat(20)]) {
+      let message = '';
+      try {
+        loadHttpConfig({ OAUTH_ISSUER: ISSUER, MCP_PUBLIC_URL: 'https://mcp.example', WEB_UI_OIDC_CLIENT_ID: 'x', WEB_UI_SESSION_SECRET: bad }, false);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/WEB_UI_SESSION_SECRET is too short or too predictable.*openssl rand/);
+      expect(message).not.toContain(bad);
+    }
+  });
+
   it('refuses to start the signing-in dashboard behind a plain-http public URL beyond loopback', async () => {
     await expect(startDashboard({
       host: '127.0.0.1', port: 0, ports: seededPorts(), logger: silentLogger,

@@ -83,7 +83,7 @@ describe('a hung issuer over HTTP', () => {
       return res;
     };
     const started = performance.now();
-    const error = await connectHttpClient(`${endpoint.listenUrl}/mcp`, token, 'hung-issuer', recording).then(async (c) => { await c.close(); return undefined; }, (e: unknown) => e);
+    const error = await connectHttpClient(`${endpoint.listenUrl}/mcp`, token, 'hung-issuer', { fetch: recording }).then(async (c) => { await c.close(); return undefined; }, (e: unknown) => e);
     return { error, answers, ms: performance.now() - started };
   }
 
@@ -91,7 +91,8 @@ describe('a hung issuer over HTTP', () => {
     const requestsBefore = requestsSeen;
     const first = await connectRecording();
     // What the client itself reports: the status and the server's words, so its user learns why.
-    expect(first.error).toMatchObject({ code: 503, message: expect.stringContaining('temporarily_unavailable') });
+    // The v2 client (2026-07-28) carries the status and the body in `data`.
+    expect(first.error).toMatchObject({ data: { status: 503, text: expect.stringContaining('temporarily_unavailable') } });
     // The bound is the issuer timeout; the rest of the budget is one request's own handling.
     expect(first.ms).toBeLessThan(ISSUER_TIMEOUT_MS + 2_000);
     expect(requestsSeen).toBe(requestsBefore + 1);

@@ -87,16 +87,25 @@ describe('refusals carry the right status and WWW-Authenticate', () => {
 
   it('a change tool without vsphere:change: 403 naming the scope to step up to; reads still work', async () => {
     const token = await idp.sign({ sub: 'reader', scope: 'vsphere:read' }, { audience: endpoint.resourceUrl });
-    const c = await connectHttpClient(endpoint.resourceUrl, token);
+    // The 2025 era: the v2 client 2.4.0 pinned to 2026-07-28 leaves a call refused with 403
+    // insufficient_scope unsettled (the raw 2026-era request below gets its 403 at once); in
+    // legacy mode it throws its InsufficientScopeError.
+    const c = await connectHttpClient(endpoint.resourceUrl, token, 'http-test', { era: 'legacy' });
     try {
       expect((await c.call('list_vms', { target: 'lab-vc1' })).isError).toBe(false);
-      await expect(c.call('power_on_vm', { target: 'lab-vc1', vm: 'web-01' })).rejects.toThrow(/insufficient_scope/);
+      await expect(c.call('power_on_vm', { target: 'lab-vc1', vm: 'web-01' })).rejects.toThrow(/Insufficient scope: required ".*vsphere:change/);
     } finally {
       await c.close();
     }
     const res = await post(token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'delete_vm', arguments: {} } });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('vsphere:destructive');
+    const modern = await post(token, {
+      jsonrpc: '2.0', id: 3, method: 'tools/call',
+      params: { name: 'power_on_vm', arguments: { target: 'lab-vc1', vm: 'web-01' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    });
+    expect(modern.status).toBe(403);
+    expect(modern.headers.get('www-authenticate')).toContain('vsphere:change');
     expect(h.lab.callLog.find('vcenter:lab-vc1', 'PowerOnVM_Task')).toHaveLength(0);
   });
 });

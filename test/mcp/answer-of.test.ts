@@ -38,6 +38,15 @@ describe('answerOf', () => {
     expect(JSON.stringify(answer)).not.toContain('input_required');
   });
 
+  it('a pending proposal that asks its approver (approval: human) goes out as the question; without a form, as the pending result', () => {
+    const pending: ToolOutcome = { ok: true, value: { state: 'pending', note: 'NO CHANGES MADE YET.' }, inputRequired: ask };
+    expect(answerOf(pending, client('modern', true), rendered)).toBe(ask);
+    const shown = answerOf(pending, client('modern', false), rendered) as { isError?: boolean; structuredContent?: unknown };
+    expect(shown.isError).not.toBe(true);
+    expect(shown.structuredContent).toMatchObject({ state: 'pending' });
+    expect(JSON.stringify(shown)).not.toContain('input_required');
+  });
+
   it('an outcome that asks nothing is rendered as always, whatever the client can do', () => {
     const ok: ToolOutcome = { ok: true, value: { state: 'executed' } };
     expect(answerOf(ok, client('modern', true), rendered)).toMatchObject({ structuredContent: { state: 'executed' } });

@@ -13,10 +13,10 @@ const listTools = line({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
 const call = line({ jsonrpc: '2.0', id: 'call-3', method: 'tools/call', params: { name: 'list_targets', arguments: {} } });
 const cancelled = line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
 
-function harness() {
+function harness(onDemand?: () => void) {
   const input = new PassThrough();
   const replies: string[] = [];
-  const gate = startupGate(input, (l) => replies.push(l));
+  const gate = startupGate(input, (l) => replies.push(l), onDemand);
   let out = '';
   let ended = false;
   gate.output.on('data', (d: Buffer) => (out += d.toString()));
@@ -26,6 +26,29 @@ function harness() {
 }
 
 describe('startup gate', () => {
+  it('asks for the runtime at the first message beyond a probe, once; a probe (server/discover, ping) asks for nothing', async () => {
+    const discover = line({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} });
+    let demands = 0;
+    const probe = harness(() => demands++);
+    expect(probe.gate.heard()).toBe('nothing');
+    probe.input.write(discover + ping);
+    await probe.settle();
+    expect(probe.out()).toBe(discover + ping);
+    expect(probe.gate.heard()).toBe('probe');
+    expect(demands).toBe(0);
+    // A 2026-era client goes on after its discover; its first request asks for the runtime.
+    probe.input.write(listTools + call);
+    await probe.settle();
+    expect(probe.gate.heard()).toBe('client');
+    expect(demands).toBe(1);
+    // A 2025-era client asks at its initialize.
+    let legacyDemands = 0;
+    const legacy = harness(() => legacyDemands++);
+    legacy.input.write(initialize + initialized + listTools);
+    await legacy.settle();
+    expect(legacyDemands).toBe(1);
+  });
+
   it('lets the handshake through before the runtime is up and holds tool requests until open, in order', async () => {
     const h = harness();
     h.input.write(initialize + initialized + ping);

@@ -25,6 +25,7 @@ import { PgRateBudget } from './pg-rate-budget.js';
 import { PgCatalogStore } from './pg-catalog-store.js';
 import { PgFlrSessionStore } from './pg-flr-session-store.js';
 import { PgChangeStore } from './pg-change-store.js';
+import { PgSignInRevocations } from './pg-sign-in-revocations.js';
 import type { ChangeStore } from '../../core/change-record.js';
 import { importCatalogFile, importFlrFile, type ImportReport } from './import-state-files.js';
 
@@ -43,6 +44,8 @@ export interface CentralState {
   flrSessions: FlrSessionRegistryStore;
   /** Change records, so any instance answers get_change. */
   changes: ChangeStore;
+  /** The dashboard's spent login cookies and sign-outs, honoured by every instance. */
+  signInRevocations: PgSignInRevocations;
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   /** Deadlines are on the database's clock: a `now` given here is not used for them. */
@@ -102,6 +105,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
     catalog,
     flrSessions,
     changes,
+    signInRevocations: new PgSignInRevocations(db),
     auditTail: (query) => readAuditTail(db, query),
     async anchor() {
       await audit.drain(DRAIN_MS);
