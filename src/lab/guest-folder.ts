@@ -11,6 +11,8 @@ export class GuestFolder {
   private watcher: FSWatcher | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly key: string;
+  /** Set while capture() records the disk into the model: those writes came from the disk and are not put back on it. */
+  private capturing = false;
 
   private constructor(private readonly guests: GuestFileSystems, private readonly vm: GuestVmRef, readonly root: string, vmIdentifier: string) {
     this.key = vmIdentifier.toLowerCase();
@@ -24,7 +26,9 @@ export class GuestFolder {
     for (const f of guests.listAt(vm, Number.POSITIVE_INFINITY)) folder.put(f.path, f.content);
     folder.unsubscribe.push(guests.addSync(() => folder.capture()));
     folder.unsubscribe.push(guests.onWrite((id, version) => {
-      if (id !== folder.key) return;
+      // A version capture() just read off the disk may already be older than the disk (a file
+      // read while a downstream server was still writing it): putting it back would undo that write.
+      if (id !== folder.key || folder.capturing) return;
       if (version.deleted) removeFile(folder.diskPath(version.path));
       else folder.put(version.path, version.content);
     }));
@@ -41,6 +45,15 @@ export class GuestFolder {
 
   /** Records every file that differs from the model as a new version, and every vanished file as deleted. */
   capture(): void {
+    this.capturing = true;
+    try {
+      this.record();
+    } finally {
+      this.capturing = false;
+    }
+  }
+
+  private record(): void {
     const onDisk = new Map<string, Buffer>();
     for (const file of walk(this.root)) {
       const content = readFileSafe(file);

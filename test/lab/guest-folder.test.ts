@@ -21,6 +21,22 @@ function open() {
 }
 
 describe('GuestFolder', () => {
+  it('a capture that read a file mid-write does not put that older content back over the finished write', () => {
+    const guests = GuestFileSystems.fromTopology();
+    const root = join(mkdtempSync(join(tmpdir(), 'zr-gf-')), 'root');
+    // Another process (the filesystem server) creates the file empty and fills it: the capture
+    // reads it empty, and the fill lands before the capture's own write reaches the disk.
+    guests.onWrite((_id, version) => {
+      if (version.path === '/etc/created.conf' && version.content.length === 0) writeFileSync(join(root, 'etc/created.conf'), 'new\n');
+    });
+    folder = GuestFolder.open(guests, VM, APP01, root);
+    writeFileSync(join(root, 'etc/created.conf'), '');
+    folder.capture();
+    expect(readFileSync(join(root, 'etc/created.conf'), 'utf8')).toBe('new\n');
+    folder.capture();
+    expect(guests.read(APP01, '/etc/created.conf')!.toString('utf8')).toBe('new\n');
+  });
+
   it('materialises the guest files under the root', () => {
     const { guests, root } = open();
     expect(readFileSync(join(root, 'etc/app.conf'), 'utf8')).toBe(guests.read(APP01, '/etc/app.conf')!.toString('utf8'));
