@@ -19,6 +19,7 @@ import { defineTool, type AffectedObject, type AnyTool, type CallContext, type R
 import { downstreamListingText } from './downstream-listing.js';
 import { presentDownstreamResult } from './downstream-result.js';
 import { quoted } from './quote.js';
+import { ownText } from '../core/own-text.js';
 
 /** Arguments the gateway adds to a downstream tool (unless the tool has its own of that name); never forwarded. */
 const GATEWAY_ARGS = {
@@ -140,7 +141,7 @@ async function refuseIfCatalogued(x: ExportedTool, ctx: CallContext, opts: Decla
   if (!entry) return;
   opts.onCatalogued?.(x.name);
   throw new AppError('invalid_state', `'${x.name}' is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
-    retryable: true, hint: 'Call it again: it now runs through the checkpoint guard.',
+    retryable: true, hint: ownText('Call it again: it now runs through the checkpoint guard.'),
   });
 }
 
@@ -152,7 +153,7 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
   if (homes.length > 1) {
     throw new AppError('invalid_input', `'${x.name}' would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
-      hint: 'Make one call per target.',
+      hint: ownText('Make one call per target.'),
     });
   }
   const target = (homes[0] ? configuredTarget(ctx, homes[0]) : undefined) ?? serverTarget(x.server);
@@ -221,7 +222,7 @@ async function locate(ctx: CallContext, name: string, toolName: string): Promise
   const hits = await locator.resolveHostOrName(name, { signal: ctx.signal });
   if (hits.length > 1) {
     throw new AppError('ambiguous_name', `'${name}' (the VM ${toolName} changes) matches ${hits.length} VMs; the guard will not guess.`, {
-      hint: 'Name the VM exactly (its vSphere name), or bind the downstream server with an unambiguous vm.',
+      hint: ownText('Name the VM exactly (its vSphere name), or bind the downstream server with an unambiguous vm.'),
       details: { candidates: hits.map((h) => ({ target: h.target, moid: h.moid, name: h.name })) },
     });
   }

@@ -19,6 +19,7 @@ import { quoted } from './quote.js';
 import { guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type PinnedCheckpointRef } from '../undo/guest-file-restore.js';
 import type { GuestPath } from '../core/undo-item.js';
 import { journalRecoveryOptions, runJournalRecovery, type JournalRecoveryDeps, type JournalRecoveryOption } from '../undo/journal-recovery.js';
+import { ownText } from '../core/own-text.js';
 
 /** One item of the original change, and what this undo will do with it. */
 interface PlannedItem {
@@ -40,14 +41,14 @@ const ItemResult = z.looseObject({ id: z.string(), status: z.enum(['done', 'fail
 async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promise<UndoResolution> {
   const rec = await changeNamed(ctx, args.change_id);
   if (rec.state === 'running') {
-    throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) is still running.`, { hint: 'Follow it with get_change until it ends, or stop it with cancel_change; then undo it.' });
+    throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) is still running.`, { hint: ownText('Follow it with get_change until it ends, or stop it with cancel_change; then undo it.') });
   }
   if (!rec.executing) {
     throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) never started (no executing line): nothing changed, so there is nothing to undo.`);
   }
   if (!rec.inverse) {
     throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) recorded nothing to undo it with: ${rec.tool} declares no undo.`, {
-      hint: 'Use the tagged Zerto checkpoint pinned before it (get_change shows it) with zerto_recover_file, or put it back by hand.',
+      hint: ownText('Use the tagged Zerto checkpoint pinned before it (get_change shows it) with zerto_recover_file, or put it back by hand.'),
     });
   }
   const earlier = await watcherOf(ctx).store.undosOf(rec.id);

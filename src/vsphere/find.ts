@@ -7,6 +7,7 @@ import { snapshot } from './inventory-tree.js';
 import type { RetrieveOptions } from './property-collector.js';
 import { asMoRef, asString } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export type ObjectKind = 'vm' | 'host' | 'cluster' | 'datastore' | 'network' | 'folder' | 'resource_pool' | 'datacenter';
 
@@ -76,7 +77,7 @@ export async function resolveOne(
       `${found.length} ${label}s are named '${nameOrMoid}' on target '${client.target.name}': ${found.map((c) => `${c.moid} (${c.path})`).join(', ')}`,
       {
         details: { kind, query: nameOrMoid, target: client.target.name, candidates: found.map(({ name, moid, path }) => ({ name, moid, path })) },
-        hint: 'Call again with the moid of the one you mean.',
+        hint: ownText('Call again with the moid of the one you mean.'),
       },
     );
   }

@@ -13,6 +13,7 @@ import { faultNameOf } from './soap/faults.js';
 import type { CallOptions } from './soap/transport.js';
 import { asNumber, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface WaitOptions extends CallOptions {
   /** Overall wait budget (ms); default 10 minutes. */
@@ -70,7 +71,7 @@ export function taskError(client: VimClient, task: MoRef, info: TaskInfo): AppEr
   const msg = asString(info.error?.localizedMessage) || faultName;
   return new AppError('task_failed', `vSphere task ${task.value} on '${client.target.name}' failed: ${msg}`, {
     details: { fault: faultName, task: task.value, target: client.target.name, localizedMessage: msg, entity: info.entityName },
-    hint: 'Read the object state and the task error; fix the cause before retrying.',
+    hint: ownText('Read the object state and the task error; fix the cause before retrying.'),
   });
 }
 

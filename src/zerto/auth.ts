@@ -12,6 +12,7 @@ import { ZvmHttp } from './http.js';
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { errorBodyText, redactSecrets } from './wire-errors.js';
+import { ownText } from '../core/own-text.js';
 
 export const TOKEN_PATH = '/auth/realms/zerto/protocol/openid-connect/token';
 export const LOGOUT_PATH = '/auth/realms/zerto/protocol/openid-connect/logout';
@@ -117,7 +118,7 @@ export class TokenManager {
     if (user && password) return { kind: 'password', user, password };
     if (!strict) return undefined;
     throw new AppError('auth_failed', `No credentials for Zerto site '${name}': set ${p}_USER and ${p}_PASSWORD (password grant) or ${p}_CLIENT_SECRET (client credentials).`, {
-      hint: 'Put the credentials in the MCP client\'s env block for this server; never in config.json.',
+      hint: ownText('Put the credentials in the MCP client\'s env block for this server; never in config.json.'),
       details: { site: name },
     });
   }
@@ -157,7 +158,7 @@ export class TokenManager {
     try {
       parsed = TokenResponse.parse(JSON.parse(res.body.toString('utf8')));
     } catch {
-      throw new AppError('auth_failed', `Zerto site '${site.name}' answered the login with something that is not a Keycloak token response.`, { details: { site: site.name } });
+      throw new AppError('auth_failed', ownText(`Zerto site '${site.name}' answered the login with something that is not a Keycloak token response.`), { details: { site: site.name } });
     }
     const lifetimeMs = (parsed.expires_in ?? 300) * 1000;
     const margin = Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4);

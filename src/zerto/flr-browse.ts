@@ -12,6 +12,7 @@ import type { ZvmClient } from './client.js';
 import { flrBaseName, labelDrive, labelHasDrive, orderPartitions, sameName, type GuestPath } from './guest-path.js';
 import type { FlrSession, PathItem } from './schemas.js';
 import { sleep } from './sleep.js';
+import { ownText } from '../core/own-text.js';
 
 /**
  * Every FlrSessionStatus word the evidence documents (Q13: the 10.x Swagger makes it a plain string
@@ -56,7 +57,7 @@ export async function waitForMount(
       const why = meaning === 'failed' ? 'Zerto could not mount the checkpoint for file-level restore' : 'The FLR session is being unmounted (by someone else) before it was used';
       throw new AppError('flr_failed', `${why} (session ${sessionId}: ${last}).`, {
         retryable: true,
-        hint: 'Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.',
+        hint: ownText('Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.'),
         details: { site, session_id: sessionId, status: last },
       });
     }
@@ -71,7 +72,7 @@ export async function waitForMount(
       const said = meaning ? `last status ${last}` : `the ZVM kept reporting status '${last}', which this server does not know (known: ${KNOWN})`;
       throw new AppError('flr_failed', `The FLR mount of session ${sessionId} did not complete${after}: ${said}.`, {
         retryable: true,
-        ...(meaning ? {} : { hint: 'Report this status word with the ZVM version: it may mean the mount is ready.' }),
+        ...(meaning ? {} : { hint: ownText('Report this status word with the ZVM version: it may mean the mount is ready.') }),
         details: { site, session_id: sessionId, status: last, known_status: meaning !== undefined },
       });
     }
@@ -106,7 +107,7 @@ export async function locateGuestFile(
     const wanted = all.filter((l) => l.toLowerCase() === opts.partition!.toLowerCase());
     if (wanted.length === 0) {
       throw new AppError('invalid_input', `No partition '${opts.partition}' in the mounted checkpoint; partitions: ${all.join(', ')}.`, {
-        hint: 'Pass partition exactly as listed (the labels the empty-path FLR browse returns).', details: { partitions: all },
+        hint: ownText('Pass partition exactly as listed (the labels the empty-path FLR browse returns).'), details: { partitions: all },
       });
     }
     const named = labelDrive(wanted[0]!);
@@ -138,7 +139,7 @@ export async function locateGuestFile(
   }
   if (found.length === 0) {
     throw new AppError('flr_failed', `'${gp.original}' does not exist at this checkpoint on any partition (${labels.join(', ')}).`, {
-      hint: 'Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).',
+      hint: ownText('Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).'),
       details: { partitions: labels, absent: true },
     });
   }

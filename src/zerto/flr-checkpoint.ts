@@ -12,6 +12,7 @@ import { journalReach, type JournalReach } from './journal-reach.js';
 import type { Checkpoint } from './schemas.js';
 import { tagDate, tagMatches } from './tag.js';
 import type { ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export interface CheckpointQuery {
   tag?: string | undefined;
@@ -58,7 +59,7 @@ export async function flrCandidates<V extends ProtectingVpg>(
     const why = named.map((v) => `VPG '${v.name}': ${v.flr_reason}`).join('; ');
     throw new AppError('flr_failed', `File-level restore of '${vm}' is not possible: ${why}. Nothing was mounted.`, {
       retryable: false,
-      hint: 'Check the VPG in the Zerto UI; FLR is not enabled for it.',
+      hint: ownText('Check the VPG in the Zerto UI; FLR is not enabled for it.'),
       details: { vm, vpgs: named.map((v) => ({ vpg: v.name, recovery_site: v.recovery_site.name, reason: v.flr_reason })) },
     });
   }
@@ -161,11 +162,11 @@ function missing<V extends ProtectingVpg>(vm: string, q: CheckpointQuery, tried:
     const earliest = gone.map((g) => `VPG '${g.vpg.name}' now starts at ${g.reach.earliest}${g.reach.historyMinutes ? ` (journal history ${g.reach.historyMinutes} min)` : ''}`).join('; ');
     return new AppError('checkpoint_expired', `The ${what} of '${vm}' is no longer in the journal: ${earliest}.`, {
       retryable: false,
-      hint: 'Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. Restore from an earlier backup, or from a later checkpoint if one still serves.',
+      hint: ownText('Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. Restore from an earlier backup, or from a later checkpoint if one still serves.'),
       details: { vm, vpgs: gone.map((g) => ({ vpg: g.vpg.name, vpg_id: g.vpg.id, earliest_checkpoint: g.reach.earliest, journal_history_minutes: g.reach.historyMinutes })) },
     });
   }
   return new AppError('not_found', `No ${what} is listed on ${tried.map((v) => `VPG '${v.name}'`).join(', ')} of '${vm}'.`, {
-    hint: 'The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs: use the exact tag returned when it was pinned.',
+    hint: ownText('The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs: use the exact tag returned when it was pinned.'),
   });
 }

@@ -12,6 +12,7 @@ import { sleep } from './sleep.js';
 import { waitForTask } from './task-wait.js';
 import { journalReach } from './journal-reach.js';
 import { tagMatches } from './tag.js';
+import { ownText } from '../core/own-text.js';
 
 export interface PinProgress {
   vpg: string;
@@ -234,7 +235,7 @@ function lasting(v: PlannedVpg, timestamp: string): Pick<PinnedCheckpoint, 'jour
 function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string): AppError {
   return new AppError('checkpoint_expired', `The tagged checkpoint on VPG '${v.vpg}' at Zerto site '${site}' was inserted but is no longer in the journal, which now starts at ${earliest}.`, {
     retryable: true,
-    hint: 'The VPG re-synced or its journal filled up and dropped it. Retry with the same change id to pin a new checkpoint before the change.',
+    hint: ownText('The VPG re-synced or its journal filled up and dropped it. Retry with the same change id to pin a new checkpoint before the change.'),
     details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, earliest_checkpoint: earliest },
   });
 }
@@ -242,7 +243,7 @@ function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string
 function timeoutError(what: string, v: PlannedVpg, site: string, tag: string, taskId: string): AppError {
   return new AppError('checkpoint_timeout', `Checkpoint not confirmed at Zerto site '${site}': ${what}.`, {
     retryable: true,
-    hint: 'The checkpoint may still appear. Retry with the same change id: it waits for this insert under the same tag and does not insert a second one.',
+    hint: ownText('The checkpoint may still appear. Retry with the same change id: it waits for this insert under the same tag and does not insert a second one.'),
     details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, task_id: taskId },
   });
 }

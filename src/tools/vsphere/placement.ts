@@ -10,6 +10,7 @@ import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } fro
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { cloneUndo, migrateUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 /** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
 async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
@@ -23,7 +24,7 @@ async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: str
     throw new AppError('not_found', `No ${label} at inventory path '${wanted}' on target '${client.target.name}'.`, { hint: `Give the ${label} by exact name or moid.` });
   }
   throw new AppError('ambiguous_name', `${hits.length} ${label}s are at '${wanted}': ${hits.map((c) => c.moid).join(', ')}`, {
-    hint: 'Call again with the moid of the one you mean.',
+    hint: ownText('Call again with the moid of the one you mean.'),
     details: { candidates: hits.map(({ name, moid, path }) => ({ name, moid, path })) },
   });
 }
@@ -157,7 +158,7 @@ export const cloneVm = defineTool({
       const taken = (await client.find('vm', args.name, call)).filter((c) => c.name === args.name);
       if (taken.length) {
         throw new AppError('invalid_input', `A VM named '${args.name}' already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
-          hint: 'Pick an unused name: duplicate names make later calls by name ambiguous.',
+          hint: ownText('Pick an unused name: duplicate names make later calls by name ambiguous.'),
         });
       }
       const out: Array<AffectedObject & { moid: string }> = [];

@@ -14,6 +14,7 @@ import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { goneUndo, revertUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 type FlatSnapshot = ReturnType<typeof flattenSnapshots>[number];
 
@@ -30,7 +31,7 @@ export function findSnapshot(d: VmDetails, target: string, wanted: string): Flat
   }
   if (hits.length > 1) {
     throw new AppError('ambiguous_name', `${hits.length} snapshots of ${vmLabel(d.name, d.moid)} are named '${wanted}': ${hits.map((s) => `${s.moid} (${s.path}, ${s.created_at ?? 'unknown time'})`).join(', ')}`, {
-      hint: 'Call again with the moid of the snapshot you mean.',
+      hint: ownText('Call again with the moid of the snapshot you mean.'),
       details: { candidates: hits.map((s) => ({ name: s.name, moid: s.moid, path: s.path, created_at: s.created_at })) },
     });
   }

@@ -9,10 +9,11 @@ import type { AffectedObject, CallContext, Resolution, TargetRef } from '../defi
 import type { ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
 import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
+import { ownText } from '../../core/own-text.js';
 
 export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
   const z = ctx.services.ext.zerto;
-  if (!z) throw new AppError('invalid_input', 'No Zerto site is configured.', { hint: 'Set ZERTO_REWIND_CONFIG to a config.json with at least one site.' });
+  if (!z) throw new AppError('invalid_input', ownText('No Zerto site is configured.'), { hint: ownText('Set ZERTO_REWIND_CONFIG to a config.json with at least one site.') });
   return z;
 }
 
