@@ -153,9 +153,9 @@ export class TargetPool {
   private entry(name: string): Entry {
     const e = this.entries.get(name);
     if (!e) {
-      throw new AppError('not_found', `No vSphere target named '${name}'`, {
+      throw new AppError('not_found', `No vSphere target named ${JSON.stringify(name)}`, {
         details: { target: name, known: this.names() },
-        hint: `Known targets: ${this.names().join(', ') || '(none configured)'}.`,
+        hint: ownText(`Known targets: ${this.names().join(', ') || '(none configured)'}.`),
       });
     }
     return e;

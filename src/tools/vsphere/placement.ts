@@ -157,7 +157,7 @@ export const cloneVm = defineTool({
     const extra = await onTarget(ctx, target.name, async (client, call) => {
       const taken = (await client.find('vm', args.name, call)).filter((c) => c.name === args.name);
       if (taken.length) {
-        throw new AppError('invalid_input', `A VM named '${args.name}' already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
+        throw new AppError('invalid_input', `A VM named ${quoted(args.name)} already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
           hint: ownText('Pick an unused name: duplicate names make later calls by name ambiguous.'),
         });
       }
