@@ -285,7 +285,7 @@ export function claimRefusal(
   const details = { proposal_id: p.id, approval: p.approval ?? 'single' };
   if (approver.channel !== 'web' && p.requiresWebApproval) {
     return new AppError('approval_required', ownText(`Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed ${approver.channel === 'mcp' ? 'over MCP' : 'here'}.`), {
-      hint: `Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`,
+      hint: ownText(`Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`),
       details,
     });
   }
@@ -301,7 +301,7 @@ export function claimRefusal(
   if (!levelsFor(approver).includes(level)) return personRequired(p, level, approver, where, details);
   if (level === 'second_person' && approver.identity === p.requester) {
     return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}': ${p.requester} proposed it, so someone else must confirm it.`, {
-      hint: `Ask a colleague to sign in to ${where} and confirm it. It stays pending until then; nothing has changed.`,
+      hint: ownText(`Ask a colleague to sign in to ${where} and confirm it. It stays pending until then; nothing has changed.`),
       details,
     });
   }
@@ -315,8 +315,8 @@ function personRequired(p: Pick<Proposal, 'tool' | 'target'>, level: ApprovalLev
   const ask = level === 'human'
     ? `Ask the user to approve it: in the question their client showed them, or in ${where}.`
     : `Ask the user to approve it in ${where}${level === 'second_person' ? ', signed in as someone other than the requester' : ''}.`;
-  return new AppError('approval_required', `Policy gives the approval of ${p.tool} on '${p.target.name}' to ${who} (approval: ${level}), so ${from}.`, {
-    hint: `${ask} Do not retry confirm_action; nothing has changed.`,
+  return new AppError('approval_required', ownText(`Policy gives the approval of ${p.tool} on '${p.target.name}' to ${who} (approval: ${level}), so ${from}.`), {
+    hint: ownText(`${ask} Do not retry confirm_action; nothing has changed.`),
     details,
   });
 }

@@ -53,7 +53,7 @@ async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promi
   }
   const earlier = await watcherOf(ctx).store.undosOf(rec.id);
   const busy = earlier.find((u) => u.state === 'running');
-  if (busy) throw new AppError('invalid_state', `Undo ${busy.id} of change ${rec.id} is still running.`, { hint: `Follow it with get_change(change_id="${busy.id}").` });
+  if (busy) throw new AppError('invalid_state', ownText(`Undo ${busy.id} of change ${rec.id} is still running.`), { hint: ownText(`Follow it with get_change(change_id="${busy.id}").`) });
   const doneBy = new Map<string, string>();
   for (const u of earlier) for (const r of u.undo_results ?? []) if (r.status === 'done' || r.status === 'skipped') doneBy.set(r.id, r.done_by ?? u.id);
   const open = rec.inverse.filter((i) => !doneBy.has(i.id));
@@ -169,7 +169,7 @@ async function nothingToRun(ctx: CallContext, rec: ChangeRecord, plan: PlannedIt
   const tag = typeof rec.checkpoint?.tag === 'string' ? ` (tag '${rec.checkpoint.tag}')` : '';
   return new AppError('invalid_state', `Nothing of change ${rec.id} (${rec.tool}) can be put back in vSphere: ${lines.join('; ') || 'it changed nothing undo can name'}.`, {
     retryable: false,
-    hint: pinned.length ? `The Zerto checkpoint pinned before it${tag} still holds the state: recover files with zerto_recover_file, or the VM in Zerto.` : 'No checkpoint was pinned before it; an earlier backup is what remains.',
+    hint: ownText(pinned.length ? `The Zerto checkpoint pinned before it${tag} still holds the state: recover files with zerto_recover_file, or the VM in Zerto.` : 'No checkpoint was pinned before it; an earlier backup is what remains.'),
     details: { items: plan.map((p) => ({ id: p.item.id, says: p.item.says, reason: p.item.reason })) },
   });
 }

@@ -149,8 +149,8 @@ export class TokenManager {
       this.log.warn({ site: site.name, status: res.status, grant: grant.kind }, 'zvm login refused');
       throw new AppError(res.status >= 500 ? 'unreachable' : 'auth_failed', message, {
         hint: grant.kind === 'password'
-          ? `Check ${site.credentialPrefix}_USER / ${site.credentialPrefix}_PASSWORD and that client_id '${site.clientId}' allows the password grant.`
-          : `Check ${site.credentialPrefix}_CLIENT_SECRET and that client '${site.clientId}' is confidential with service accounts enabled.`,
+          ? ownText(`Check ${site.credentialPrefix}_USER / ${site.credentialPrefix}_PASSWORD and that client_id '${site.clientId}' allows the password grant.`)
+          : ownText(`Check ${site.credentialPrefix}_CLIENT_SECRET and that client '${site.clientId}' is confidential with service accounts enabled.`),
         details: { site: site.name, status: res.status, grant: grant.kind },
       });
     }
@@ -178,7 +178,7 @@ export class TokenManager {
 function noTokenRoute(site: string, url: string): AppError {
   return new AppError('zerto_error', `Zerto site '${site}' has no Keycloak token route (HTTP 404 on ${TOKEN_PATH}): it is not a ZVM Appliance. A 9.x Windows ZVM authenticates with sessions (POST /v1/session/add), which this server does not speak.`, {
     retryable: false,
-    hint: `Check that ${url} is the ZVM Appliance (Linux, Zerto 9.5 or later) and not a Windows ZVM or another service; the credentials were not tried.`,
+    hint: ownText(`Check that ${url} is the ZVM Appliance (Linux, Zerto 9.5 or later) and not a Windows ZVM or another service; the credentials were not tried.`),
     details: { site, status: 404, route: TOKEN_PATH },
   });
 }

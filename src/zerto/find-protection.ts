@@ -70,7 +70,7 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
   if (local.length === 0) {
     // Listed here only because this site recovers it: protected by another site's ZVM.
     const elsewhere = unique(resolved.rows.map((r) => siteRef(r.ProtectedSite, r.ProtectedSiteName ?? r.SourceSite, ctx).name));
-    throw new AppError('not_protected', `VM '${nameOf([first])}' (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
+    throw new AppError('not_protected', `VM ${JSON.stringify(nameOf([first]))} (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
       hint: `Tagged checkpoints are inserted where a VM is protected: add the Zerto site ${elsewhere.join(', ')} to config.json sites[] (its ZVM's URL and credentials)${elsewhere.some(isCloudName(ctx)) ? ' (a public-cloud site cannot insert tagged checkpoints at all)' : ''}.`,
       details: { site: site.name, vm: nameOf([first]), vm_identifier: first.VmIdentifier, protected_elsewhere: elsewhere },
     });

@@ -82,7 +82,7 @@ export const deleteVm = defineTool({
     vm.checks.push(() => {
       if (d.power_state !== 'poweredOff') {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is ${d.power_state ?? 'in an unknown power state'}; vSphere deletes only powered-off VMs.`, {
-          hint: `Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`,
+          hint: ownText(`Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`),
           details: { vm: d.name, moid: d.moid, power_state: d.power_state },
         });
       }

@@ -21,7 +21,7 @@ async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: str
   if (hits.length === 1) return hits[0]!;
   const label = kind.replace('_', ' ');
   if (hits.length === 0) {
-    throw new AppError('not_found', `No ${label} at inventory path '${wanted}' on target '${client.target.name}'.`, { hint: `Give the ${label} by exact name or moid.` });
+    throw new AppError('not_found', `No ${label} at inventory path ${quoted(wanted)} on target '${client.target.name}'.`, { hint: ownText(`Give the ${label} by exact name or moid.`) });
   }
   throw new AppError('ambiguous_name', `${hits.length} ${label}s are at '${wanted}': ${hits.map((c) => c.moid).join(', ')}`, {
     hint: ownText('Call again with the moid of the one you mean.'),

@@ -32,8 +32,8 @@ export function sitesFor(zerto: ZertoServices, lookup: Pick<ProtectionLookup, 't
   if (lookup.site) {
     const s = zerto.sites.find((x) => x.config.name === lookup.site);
     if (!s) {
-      throw new AppError('not_found', `No Zerto site named '${lookup.site}' is configured.`, {
-        hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+      throw new AppError('not_found', `No Zerto site named ${JSON.stringify(lookup.site)} is configured.`, {
+        hint: ownText(`Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`),
       });
     }
     return [s];

@@ -20,8 +20,8 @@ export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
 export function siteOf(zerto: ZertoServices, name: string): ZertoSite {
   const s = siteNamed(zerto, name);
   if (!s) {
-    throw new AppError('not_found', `No Zerto site named '${name}' is configured.`, {
-      hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+    throw new AppError('not_found', `No Zerto site named ${JSON.stringify(name)} is configured.`, {
+      hint: ownText(`Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`),
     });
   }
   return s;

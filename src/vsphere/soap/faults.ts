@@ -30,8 +30,8 @@ const INVALID_STATE = new Set([
 ]);
 
 export function credentialHint(prefix: string | undefined, target: string): string {
-  if (!prefix) return `Check the credentials configured for vSphere target '${target}'.`;
-  return `Check ${prefix}_USER and ${prefix}_PASSWORD in the server's environment for target '${target}'.`;
+  if (!prefix) return ownText(`Check the credentials configured for vSphere target '${target}'.`);
+  return ownText(`Check ${prefix}_USER and ${prefix}_PASSWORD in the server's environment for target '${target}'.`);
 }
 
 export function faultToAppError(fault: ParsedFault, ctx: FaultContext): AppError {
