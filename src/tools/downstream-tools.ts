@@ -140,7 +140,7 @@ async function refuseIfCatalogued(x: ExportedTool, ctx: CallContext, opts: Decla
   const entry = await ctx.services.ext.catalog?.find(x.name).catch(() => undefined);
   if (!entry) return;
   opts.onCatalogued?.(x.name);
-  throw new AppError('invalid_state', `'${x.name}' is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
+  throw new AppError('invalid_state', `${JSON.stringify(x.name)} is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
     retryable: true, hint: ownText('Call it again: it now runs through the checkpoint guard.'),
   });
 }
@@ -152,7 +152,7 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
   const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
   if (homes.length > 1) {
-    throw new AppError('invalid_input', `'${x.name}' would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
+    throw new AppError('invalid_input', `${JSON.stringify(x.name)} would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
       hint: ownText('Make one call per target.'),
     });
   }
@@ -192,7 +192,7 @@ async function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: Cal
   if (entry) {
     const names = vmsFromArgs(args, entry.vm_arg);
     if (names.length === 0) {
-      throw new AppError('invalid_input', `'${x.name}' is catalogued with vm_arg '${entry.vm_arg}', but the arguments name no VM there, so the guard cannot tell which VM it changes.`, {
+      throw new AppError('invalid_input', `${JSON.stringify(x.name)} is catalogued with vm_arg '${entry.vm_arg}', but the arguments name no VM there, so the guard cannot tell which VM it changes.`, {
         hint: `Pass '${entry.vm_arg}' (the VM name, hostname or IP). Nothing was forwarded.`, details: { vm_arg: entry.vm_arg },
       });
     }

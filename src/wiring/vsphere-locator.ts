@@ -31,7 +31,7 @@ export function createVsphereLocator(pool: TargetPool, allTargets: string[]): Vm
       // answer without it would read as complete (and hide an ambiguity), so the failure is raised.
       if (failed.length > 0) {
         const e = failed[0] as { target: string; error: { message: string } };
-        throw new AppError('unreachable', `vSphere target '${e.target}' could not be searched for '${query}': ${e.error.message}`, {
+        throw new AppError('unreachable', `vSphere target '${e.target}' could not be searched for ${JSON.stringify(query)}: ${e.error.message}`, {
           hint: ownText('Retry when the vCenter answers, or pass the VM name or VmIdentifier.'),
         });
       }

@@ -35,7 +35,7 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
     const home = found.vm.vsphere;
     // By identity, not target name: a second target reaching the same vCenter names the same VM.
     if (home && zertoVmIdentifier(home.instance_uuid, home.moid) === id) return found;
-    throw new AppError('protection_unknown', `Zerto lists a VM named '${vm.name}', but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
+    throw new AppError('protection_unknown', `Zerto lists a VM named ${JSON.stringify(vm.name)}, but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
       hint: ownText("Check the site's vcenter_targets and the VM's identity in Zerto (zerto_find_protection)."),
     });
   }

@@ -23,7 +23,7 @@ async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: str
   if (hits.length === 0) {
     throw new AppError('not_found', `No ${label} at inventory path ${quoted(wanted)} on target '${client.target.name}'.`, { hint: ownText(`Give the ${label} by exact name or moid.`) });
   }
-  throw new AppError('ambiguous_name', `${hits.length} ${label}s are at '${wanted}': ${hits.map((c) => c.moid).join(', ')}`, {
+  throw new AppError('ambiguous_name', `${hits.length} ${label}s are at ${JSON.stringify(wanted)}: ${hits.map((c) => c.moid).join(', ')}`, {
     hint: ownText('Call again with the moid of the one you mean.'),
     details: { candidates: hits.map(({ name, moid, path }) => ({ name, moid, path })) },
   });

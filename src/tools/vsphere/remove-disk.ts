@@ -26,10 +26,10 @@ function findDisk(d: VmDetails, target: string, wanted: string | number) {
   const hits = d.disks.filter((x) => (key !== undefined && x.key === key) || x.label === String(wanted));
   const list = d.disks.map((x) => `'${x.label}' (key ${x.key}, ${x.capacity_gb ?? '?'} GB)`).join(', ') || 'none';
   if (hits.length === 0) {
-    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no disk '${wanted}'.`, { hint: `Its disks: ${list}.` });
+    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no disk ${JSON.stringify(wanted)}.`, { hint: `Its disks: ${list}.` });
   }
   if (hits.length > 1) {
-    throw new AppError('ambiguous_name', `'${wanted}' matches ${hits.length} disks of ${vmLabel(d.name, d.moid)}: ${list}.`, { hint: ownText('Give the device key.') });
+    throw new AppError('ambiguous_name', `${JSON.stringify(wanted)} matches ${hits.length} disks of ${vmLabel(d.name, d.moid)}: ${list}.`, { hint: ownText('Give the device key.') });
   }
   return hits[0]!;
 }

@@ -98,7 +98,7 @@ export async function takeSafetySnapshots(ctx: CallContext, req: SafetyRequest):
 /** A failed safety snapshot stops the change; the error says the change never ran. */
 function stopped(err: unknown, vm: SnapshotVm, change: string): never {
   const e = toPublicError(err);
-  throw new AppError(e.code, `The safety snapshot of VM '${vm.name}' (${vm.moid}) on target '${vm.target}' failed, so the ${change} was NOT run: ${e.message}`, {
+  throw new AppError(e.code, `The safety snapshot of VM ${JSON.stringify(vm.name)} (${vm.moid}) on target '${vm.target}' failed, so the ${change} was NOT run: ${e.message}`, {
     retryable: e.retryable,
     hint: ownText('Fix the cause (the VM must allow snapshots) and propose again, or turn auto_snapshot_before_destroy off for this target if you accept no undo.'),
     details: { ...(e.details ?? {}), vm: vm.name, moid: vm.moid, step: 'safety_snapshot' },

@@ -185,7 +185,7 @@ async function lookUpAll(ctx: CallContext, names: string[], vmArg: string): Prom
     const first = failures[0]!;
     if (!(first.err instanceof AppError)) throw first.err;
     const e = first.err;
-    throw new AppError(e.code, names.length > 1 ? `${vmArg} '${first.vm}': ${e.message}` : e.message, {
+    throw new AppError(e.code, names.length > 1 ? `${vmArg} ${JSON.stringify(first.vm)}: ${e.message}` : e.message, {
       retryable: e.retryable,
       ...(e.hint ? { hint: e.hint } : {}),
       details: { ...(e.details ?? {}), vm: first.vm, vm_arg: vmArg, ...(failures.length > 1 ? { other_failures: failures.slice(1).map((f) => ({ vm: f.vm, ...pick(toPublicError(f.err)) })) } : {}) },
