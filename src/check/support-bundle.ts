@@ -11,6 +11,7 @@ import { AppError } from '../core/errors.js';
 import { redactValues } from '../core/redact.js';
 import { VERSION } from '../version.js';
 import type { SiteProbe } from './zerto-probe.js';
+import { ownText } from '../core/own-text.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const MS_DATE = /^\/Date\(-?\d+([+-]\d{4})?\)\/$/;
@@ -66,7 +67,7 @@ export async function writeBundle(file: string, bundle: Record<string, unknown>)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new AppError('invalid_input', `Cannot write the support bundle to ${file}: ${code === 'EEXIST' ? 'the file exists' : (err as Error).message}.`, {
-      hint: code === 'EEXIST' ? 'Name a new file, or remove the old bundle first.' : 'Name a file in a folder you can write to.',
+      hint: ownText(code === 'EEXIST' ? 'Name a new file, or remove the old bundle first.' : 'Name a file in a folder you can write to.'),
     });
   }
 }

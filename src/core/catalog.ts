@@ -9,6 +9,7 @@
 // - Every change runs under the store's lock against what the store holds then, so two writers
 //   never drop each other's additions, and the limits below hold across them.
 import { AppError } from './errors.js';
+import { ownText } from './own-text.js';
 
 export type CatalogSource = 'built_in' | 'config' | 'added';
 
@@ -78,11 +79,11 @@ export class MutatingCatalog {
       const existing = this.listWith(added).find((e) => e.tool === entry.tool);
       if (existing) {
         throw new AppError('invalid_input', `'${entry.tool}' is already catalogued (${existing.source}, vm_arg '${existing.vm_arg}').`, {
-          hint: existing.removable ? 'Remove it first to change it.' : 'Entries from config.json or built in cannot be changed by the agent.',
+          hint: ownText(existing.removable ? 'Remove it first to change it.' : 'Entries from config.json or built in cannot be changed by the agent.'),
         });
       }
       if (added.length >= MAX_ADDED) {
-        throw new AppError('invalid_input', `The catalog already holds ${MAX_ADDED} added entries, its limit.`, { hint: 'Remove entries that are no longer needed, or ask the operator to move them into config.json.' });
+        throw new AppError('invalid_input', ownText(`The catalog already holds ${MAX_ADDED} added entries, its limit.`), { hint: ownText('Remove entries that are no longer needed, or ask the operator to move them into config.json.') });
       }
       return { next: [...added, entry], result: { ...entry, source: 'added' as const, removable: true } };
     }));
@@ -91,10 +92,10 @@ export class MutatingCatalog {
   async remove(tool: string): Promise<ListedCatalogEntry> {
     return this.changed(await this.store.update((added) => {
       const existing = this.listWith(added).find((e) => e.tool === tool);
-      if (!existing) throw new AppError('not_found', `'${tool}' is not in the mutating catalog.`, { hint: 'zerto_list_mutating_tools shows the catalog.' });
+      if (!existing) throw new AppError('not_found', `'${tool}' is not in the mutating catalog.`, { hint: ownText('zerto_list_mutating_tools shows the catalog.') });
       if (!existing.removable) {
         throw new AppError('policy_denied', `'${tool}' comes from ${existing.source === 'config' ? "the operator's config.json" : 'this server itself'} and cannot be removed by the agent.`, {
-          hint: existing.source === 'config' ? 'Ask the operator to edit config.json.' : 'This server always guards its own mutating tools.',
+          hint: ownText(existing.source === 'config' ? 'Ask the operator to edit config.json.' : 'This server always guards its own mutating tools.'),
         });
       }
       return { next: added.filter((e) => e.tool !== tool), result: existing };

@@ -138,7 +138,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
     const p = this.byToken.get(token);
     if (!p) {
       throw new AppError('confirmation_invalid', ownText('No proposal has this token: it is wrong, or was never issued by this server process.'), {
-        hint: 'Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.',
+        hint: ownText('Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.'),
       });
     }
     return this.claim(p, approver);
@@ -147,7 +147,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
   takeById(id: string, approver: Approver): Proposal<P> {
     this.sweep();
     const p = this.byId.get(id);
-    if (!p) throw new AppError('confirmation_invalid', `No proposal with id ${id}.`, { hint: 'Reload the pending list.' });
+    if (!p) throw new AppError('confirmation_invalid', `No proposal with id ${id}.`, { hint: ownText('Reload the pending list.') });
     return this.claim(p, approver);
   }
 
@@ -161,7 +161,7 @@ export class ConfirmationStore<P = unknown> implements ProposalStore<P> {
 
   cancel(token: string, decidedBy: string): Proposal<P> {
     const p = this.byToken.get(token);
-    if (!p) throw new AppError('confirmation_invalid', ownText('No proposal has this token.'), { hint: 'Call list_pending_actions to see open proposals.' });
+    if (!p) throw new AppError('confirmation_invalid', ownText('No proposal has this token.'), { hint: ownText('Call list_pending_actions to see open proposals.') });
     return this.cancelProposal(p, decidedBy);
   }
 
@@ -271,13 +271,13 @@ export function claimRefusal(
 ): AppError | undefined {
   if (p.state === 'expired') {
     return new AppError('confirmation_expired', ownText(`The proposal for ${p.tool} on '${p.target.name}' expired before it was confirmed.`), {
-      hint: `Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`,
+      hint: ownText(`Make the ${p.tool} call again to get a fresh proposal, then confirm within ${ttlSeconds}s.`),
       details: { proposal_id: p.id },
     });
   }
   if (p.state !== 'pending') {
     return new AppError('confirmation_invalid', ownText(`This proposal was already ${p.state === 'executing' ? 'confirmed and is executing' : p.state}; a token is single use.`), {
-      hint: 'Make the original call again if you need a new proposal.',
+      hint: ownText('Make the original call again if you need a new proposal.'),
       details: { proposal_id: p.id },
     });
   }
@@ -285,7 +285,7 @@ export function claimRefusal(
   const details = { proposal_id: p.id, approval: p.approval ?? 'single' };
   if (approver.channel !== 'web' && p.requiresWebApproval) {
     return new AppError('approval_required', ownText(`Target '${p.target.name}' requires a human to approve this in the web dashboard; it cannot be confirmed ${approver.channel === 'mcp' ? 'over MCP' : 'here'}.`), {
-      hint: `Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`,
+      hint: ownText(`Ask the operator to open ${where} (Pending tab) and press Confirm, or Deny. Nothing has changed yet.`),
       details,
     });
   }
@@ -294,14 +294,14 @@ export function claimRefusal(
     // A typed dashboard name (token mode) or a client's self-chosen name is nobody in particular,
     // so it never counts as the second person: only a signed-in user does.
     return new AppError('approval_required', ownText(`Policy requires a second person for ${p.tool} on '${p.target.name}', and this dashboard cannot verify who you are.`), {
-      hint: 'Sign in to the dashboard of the central (HTTP) server with your identity provider account. Nothing has changed.',
+      hint: ownText('Sign in to the dashboard of the central (HTTP) server with your identity provider account. Nothing has changed.'),
       details,
     });
   }
   if (!levelsFor(approver).includes(level)) return personRequired(p, level, approver, where, details);
   if (level === 'second_person' && approver.identity === p.requester) {
     return new AppError('approval_required', `Policy requires a second person for ${p.tool} on '${p.target.name}': ${p.requester} proposed it, so someone else must confirm it.`, {
-      hint: `Ask a colleague to sign in to ${where} and confirm it. It stays pending until then; nothing has changed.`,
+      hint: ownText(`Ask a colleague to sign in to ${where} and confirm it. It stays pending until then; nothing has changed.`),
       details,
     });
   }
@@ -315,8 +315,8 @@ function personRequired(p: Pick<Proposal, 'tool' | 'target'>, level: ApprovalLev
   const ask = level === 'human'
     ? `Ask the user to approve it: in the question their client showed them, or in ${where}.`
     : `Ask the user to approve it in ${where}${level === 'second_person' ? ', signed in as someone other than the requester' : ''}.`;
-  return new AppError('approval_required', `Policy gives the approval of ${p.tool} on '${p.target.name}' to ${who} (approval: ${level}), so ${from}.`, {
-    hint: `${ask} Do not retry confirm_action; nothing has changed.`,
+  return new AppError('approval_required', ownText(`Policy gives the approval of ${p.tool} on '${p.target.name}' to ${who} (approval: ${level}), so ${from}.`), {
+    hint: ownText(`${ask} Do not retry confirm_action; nothing has changed.`),
     details,
   });
 }

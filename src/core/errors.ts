@@ -94,7 +94,7 @@ export function toPublicError(err: unknown): PublicError {
     code: 'internal',
     message: `Unexpected internal error: ${message}`,
     retryable: false,
-    hint: 'This is a bug in zerto-rewind-mcp; the server log on stderr has the details.',
+    hint: ownText('This is a bug in zerto-rewind-mcp; the server log on stderr has the details.'),
   };
 }
 

@@ -101,7 +101,7 @@ export const NO_ZERTO_GUARD: CheckpointGuard = {
     return { protection: 'unavailable', vpgs: [], reason: 'no Zerto site is configured (ZERTO_REWIND_CONFIG)', unprotectedVms: vms.map((v) => v.name) };
   },
   async pinEach(plan) {
-    const error = new AppError('checkpoint_failed', 'No Zerto site is configured, so no checkpoint can be pinned.');
+    const error = new AppError('checkpoint_failed', ownText('No Zerto site is configured, so no checkpoint can be pinned.'));
     return { groups: plan.vpgs.length, pinned: [], failed: plan.vpgs.map((v) => ({ vm: v.vm, site: v.site, error })) };
   },
   tagFor() {
@@ -127,13 +127,13 @@ export async function runGuard(
   const plan = await guard.plan(req.vms, req.signal);
   if (plan.protection === 'unknown') {
     throw new AppError('protection_unknown', `Cannot tell whether ${names(req.vms)} is protected by Zerto: ${plan.reason ?? 'the ZVM did not answer'}. The change was not made.`, {
-      hint: 'Check the ZVM (zerto_find_protection), then retry. Policy checkpoint: off skips the guard deliberately.',
+      hint: ownText('Check the ZVM (zerto_find_protection), then retry. Policy checkpoint: off skips the guard deliberately.'),
     });
   }
   if (plan.protection === 'unavailable') {
     if (mode === 'required') {
       throw new AppError('checkpoint_failed', `Policy requires a checkpoint, but ${plan.reason}. The change was not made.`, {
-        hint: 'Configure a Zerto site, or relax the policy to checkpoint: best_effort for this target.',
+        hint: ownText('Configure a Zerto site, or relax the policy to checkpoint: best_effort for this target.'),
       });
     }
     return { ...base, status: 'unavailable', message: `No checkpoint taken: ${plan.reason}.`, unprotected_vms: plan.unprotectedVms };
@@ -141,7 +141,7 @@ export async function runGuard(
   if (plan.protection === 'unprotected' || (mode === 'required' && plan.unprotectedVms.length > 0)) {
     if (mode === 'required') {
       throw new AppError('not_protected', `Policy requires a checkpoint, but ${plan.unprotectedVms.join(', ')} is not protected by any VPG. The change was not made.`, {
-        hint: 'Protect the VM in Zerto first, or relax the policy (checkpoint: best_effort) for this target or rule.',
+        hint: ownText('Protect the VM in Zerto first, or relax the policy (checkpoint: best_effort) for this target or rule.'),
       });
     }
     if (plan.protection === 'unprotected') {
@@ -180,7 +180,7 @@ function joined(report: PinReport): { tag: string; tags: string[]; checkpoints: 
     throw new AppError(first.code, `Checkpoints could not be pinned for every VM, so the change was not made: ${failed.join('; ')}.`, {
       retryable: first.retryable,
       details: { pinned: checkpoints, failed },
-      hint: 'Checkpoints already pinned stay in the journal (harmless). Fix the failing VPG and retry with the same change_id: pinned ones are reused.',
+      hint: ownText('Checkpoints already pinned stay in the journal (harmless). Fix the failing VPG and retry with the same change_id: pinned ones are reused.'),
     });
   }
   const tags = [...new Set(report.pinned.map((g) => g.tag))];

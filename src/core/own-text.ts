@@ -25,3 +25,11 @@ export function ownText<T extends string>(text: T): T {
 export function isOwnText(text: string): boolean {
   return own.has(text);
 }
+
+/**
+ * Records `text`, built from `parts`, as this server's own only when every part is: a sentence of
+ * ours that carries an upstream part stays marked.
+ */
+export function ownTextFrom<T extends string>(text: T, parts: ReadonlyArray<string | undefined>): T {
+  return parts.every((p) => p === undefined || isOwnText(p)) ? ownText(text) : text;
+}

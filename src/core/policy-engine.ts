@@ -15,6 +15,7 @@ import {
   type ProtectedEntry,
 } from '../config/policy-file.js';
 import { fnmatch } from './fnmatch.js';
+import { ownText } from './own-text.js';
 
 export interface PolicyObject {
   type: string;
@@ -77,15 +78,15 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
   const base = { ...flags, checkpoint, approval, overrideWouldHelp: false };
 
   if (req.targetIsAll && req.category !== 'read') {
-    return { ...base, allowed: false, rule: 'target-all', reason: `target 'all' is only for reads; ${req.category} tools take exactly one named target` };
+    return { ...base, allowed: false, rule: 'target-all', reason: ownText(`target 'all' is only for reads; ${req.category} tools take exactly one named target`) };
   }
 
   const unknownClaim = policy.rules.find((r) => needsMissingGroups(r, req));
   if (unknownClaim) {
     return {
       ...base, allowed: false, rule: unknownClaim.name,
-      reason: `rule '${unknownClaim.name}' decides by group, and the caller's token carries no groups claim, so the call is denied (a missing claim is never read as "no groups")`,
-      hint: 'Have the identity provider put the groups claim into the access token (or its userinfo answer), then sign in again; see docs/identity-providers.md.',
+      reason: ownText(`rule '${unknownClaim.name}' decides by group, and the caller's token carries no groups claim, so the call is denied (a missing claim is never read as "no groups")`),
+      hint: ownText('Have the identity provider put the groups claim into the access token (or its userinfo answer), then sign in again; see docs/identity-providers.md.'),
     };
   }
 
@@ -94,7 +95,7 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
     const hit = protectedHit(entry, req);
     if (hit) {
       const name = entry.name ?? `protected[${i}]`;
-      return { ...base, allowed: false, rule: name, reason: `'${hit}' is protected by '${name}'; override does not apply to protected objects` };
+      return { ...base, allowed: false, rule: name, reason: `${JSON.stringify(hit)} is protected by '${name}'; override does not apply to protected objects` };
     }
   }
 
@@ -105,15 +106,15 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
     if (rule.action === undefined || !ruleMatches(rule, req)) continue;
     if (rule.action === 'deny') {
       if (rule.unless_override && req.override) {
-        return { ...base, allowed: true, rule: rule.name, reason: `rule '${rule.name}' denies this, overridden by override=true` };
+        return { ...base, allowed: true, rule: rule.name, reason: ownText(`rule '${rule.name}' denies this, overridden by override=true`) };
       }
       const help = rule.unless_override;
       return {
         ...base, allowed: false, rule: rule.name, overrideWouldHelp: help,
-        reason: `denied by rule '${rule.name}'${help ? ' (pass override=true to proceed)' : ''}`,
+        reason: ownText(`denied by rule '${rule.name}'${help ? ' (pass override=true to proceed)' : ''}`),
       };
     }
-    return { ...base, allowed: true, rule: rule.name, reason: `allowed by rule '${rule.name}'` };
+    return { ...base, allowed: true, rule: rule.name, reason: ownText(`allowed by rule '${rule.name}'`) };
   }
 
   const targetBlock = policy.targets[req.target.name];
@@ -121,14 +122,14 @@ export function decide(policy: PolicyFile, req: PolicyRequest): PolicyDecision {
   if (fromTarget !== undefined) {
     return {
       ...base, allowed: fromTarget === 'allow', rule: `target:${req.target.name}`,
-      reason: `${req.category} is ${fromTarget === 'allow' ? 'allowed' : 'denied'} on target '${req.target.name}' by its policy block`,
+      reason: ownText(`${req.category} is ${fromTarget === 'allow' ? 'allowed' : 'denied'} on target '${req.target.name}' by its policy block`),
     };
   }
   const fromDefaults = policy.defaults[req.category] ?? BUILTIN_DEFAULTS[req.category];
   return {
     ...base, allowed: fromDefaults === 'allow', rule: 'defaults',
-    reason: `${req.category} is ${fromDefaults === 'allow' ? 'allowed' : 'denied'} by the policy defaults` +
-      (fromDefaults === 'deny' ? `; allow it for target '${req.target.name}' in policy.yaml (targets.${req.target.name}.${req.category}: allow)` : ''),
+    reason: ownText(`${req.category} is ${fromDefaults === 'allow' ? 'allowed' : 'denied'} by the policy defaults` +
+      (fromDefaults === 'deny' ? `; allow it for target '${req.target.name}' in policy.yaml (targets.${req.target.name}.${req.category}: allow)` : '')),
   };
 }
 
@@ -217,8 +218,8 @@ function unguardedDownstream(policy: PolicyFile, req: PolicyRequest): Pick<Polic
   const { server } = req.downstream;
   return {
     allowed: false, rule: 'downstream_unlisted',
-    reason: `'${req.tool}' may change something, but nothing says which VM it changes (it is not in the mutating catalog and its server has no 'vm' binding), so it is denied by downstream_unlisted: deny`,
-    hint: `To guard it, catalogue it: add {"tool": "${req.tool}", "vm_arg": "<the argument naming the VM>"} to mutating_tools in config.json ` +
+    reason: `${JSON.stringify(req.tool)} may change something, but nothing says which VM it changes (it is not in the mutating catalog and its server has no 'vm' binding), so it is denied by downstream_unlisted: deny`,
+    hint: `To guard it, catalogue it: add {"tool": ${JSON.stringify(req.tool)}, "vm_arg": "<the argument naming the VM>"} to mutating_tools in config.json ` +
       `(or call zerto_add_mutating_tool), or bind the server to its VM with downstream[].vm ("${server}"). ` +
       'To let such calls through unguarded, set downstream_unlisted: allow in policy.yaml. Nothing was forwarded.',
   };

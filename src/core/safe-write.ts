@@ -14,6 +14,7 @@ import { link, lstat, mkdir, open, readdir, realpath, rename, unlink } from 'nod
 import { join, sep } from 'node:path';
 import { AppError } from './errors.js';
 import { isProcessAlive } from './process-alive.js';
+import { ownText } from './own-text.js';
 
 const MAX_NAME_TRIES = 100;
 export const INCOMPLETE_DIR = '.incomplete';
@@ -31,7 +32,7 @@ export async function writeNewFileUnder(root: string, dirs: string[], fileName: 
       throw new AppError('invalid_input', `Refusing the path component '${part}' under restore_dir.`);
     }
   }
-  if (dirs[0] === INCOMPLETE_DIR) throw new AppError('invalid_input', `Refusing the path component '${INCOMPLETE_DIR}' under restore_dir (its temp folder).`);
+  if (dirs[0] === INCOMPLETE_DIR) throw new AppError('invalid_input', ownText(`Refusing the path component '${INCOMPLETE_DIR}' under restore_dir (its temp folder).`));
   await mkdir(root, { recursive: true, mode: 0o700 });
   const realRoot = await realpath(root);
   let dir = realRoot;
@@ -146,6 +147,6 @@ function isInside(path: string, root: string): boolean {
 
 function outside(root: string): AppError {
   return new AppError('flr_failed', `The restored file would land outside restore_dir ${root}; it was not written.`, {
-    hint: 'Check restore_dir for symbolic links.',
+    hint: ownText('Check restore_dir for symbolic links.'),
   });
 }

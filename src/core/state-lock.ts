@@ -5,6 +5,7 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { AppError } from './errors.js';
 import { isProcessAlive } from './process-alive.js';
+import { ownText } from './own-text.js';
 
 const STALE_MS = 10_000;
 const WAIT_MS = 5_000;
@@ -24,7 +25,7 @@ export function withFileLock<T>(statePath: string, body: () => T): T {
       if (breakIfStale(lock)) continue;
       if (Date.now() > deadline) {
         throw new AppError('invalid_state', `The state file ${statePath} is locked by another process (${lock}).`, {
-          retryable: true, hint: 'Retry in a few seconds; if no other server process is running, delete the .lock file.',
+          retryable: true, hint: ownText('Retry in a few seconds; if no other server process is running, delete the .lock file.'),
         });
       }
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STEP_MS);

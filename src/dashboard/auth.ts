@@ -4,6 +4,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.js';
 import { readCookie } from './http.js';
+import { ownText } from '../core/own-text.js';
 
 /** Shorter tokens are refused: the token is the only thing between a browser and a delete_vm. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -20,19 +21,19 @@ export function assertDashboardConfig(cfg: { enabled: boolean; token?: string | 
   if (!cfg.enabled) return;
   const token = cfg.token ?? '';
   if (token.trim().length === 0) {
-    throw new AppError('config_invalid', 'WEB_UI_ENABLED=true but WEB_UI_TOKEN is not set: the dashboard refuses to start without a token.', {
-      hint: 'Set WEB_UI_TOKEN to a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16), or set WEB_UI_ENABLED=false.',
+    throw new AppError('config_invalid', ownText('WEB_UI_ENABLED=true but WEB_UI_TOKEN is not set: the dashboard refuses to start without a token.'), {
+      hint: ownText('Set WEB_UI_TOKEN to a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16), or set WEB_UI_ENABLED=false.'),
     });
   }
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new AppError('config_invalid', `WEB_UI_TOKEN is too short (${token.length} characters; at least ${MIN_TOKEN_LENGTH} are required).`, {
-      hint: 'Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16).',
+    throw new AppError('config_invalid', ownText(`WEB_UI_TOKEN is too short (${token.length} characters; at least ${MIN_TOKEN_LENGTH} are required).`), {
+      hint: ownText('Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16).'),
     });
   }
   const bits = estimatedBits(token);
   if (bits < MIN_TOKEN_BITS || new Set(token).size < MIN_DISTINCT_CHARACTERS) {
-    throw new AppError('config_invalid', `WEB_UI_TOKEN is too predictable (about ${Math.floor(bits)} bits by its character mix; at least ${MIN_TOKEN_BITS} and ${MIN_DISTINCT_CHARACTERS} different characters are required).`, {
-      hint: 'Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16) (32 characters).',
+    throw new AppError('config_invalid', ownText(`WEB_UI_TOKEN is too predictable (about ${Math.floor(bits)} bits by its character mix; at least ${MIN_TOKEN_BITS} and ${MIN_DISTINCT_CHARACTERS} different characters are required).`), {
+      hint: ownText('Use a random secret, e.g. WEB_UI_TOKEN=$(openssl rand -hex 16) (32 characters).'),
     });
   }
 }

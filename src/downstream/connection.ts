@@ -11,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { VERSION } from '../version.js';
 import type { DownstreamResult, DownstreamTool } from './downstream-tool.js';
 import { listToolsBounded, ListingRefused } from './bounded-listing.js';
+import { ownText } from '../core/own-text.js';
 
 export type DownstreamState = 'starting' | 'ready' | 'restarting' | 'stopped';
 
@@ -251,19 +252,19 @@ export class DownstreamConnection {
 
   private unreachable(why: string): AppError {
     return new AppError('unreachable', `Downstream server '${this.config.name}' is unreachable: ${why}.`, {
-      hint: `It is restarted automatically with backoff; list_downstream shows its state. Retry when '${this.config.name}' is ready.`,
+      hint: ownText(`It is restarted automatically with backoff; list_downstream shows its state. Retry when '${this.config.name}' is ready.`),
       details: { downstream: this.config.name },
     });
   }
 
   private callError(err: unknown, signal: AbortSignal): AppError {
-    if (signal.aborted) return new AppError('cancelled', `The call to downstream server '${this.config.name}' was cancelled.`);
+    if (signal.aborted) return new AppError('cancelled', ownText(`The call to downstream server '${this.config.name}' was cancelled.`));
     if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
       return this.unreachable('it closed the connection during the call (crashed or exited), so whether the call took effect is unknown');
     }
     if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
-      return new AppError('timeout', `Downstream server '${this.config.name}' did not answer within ${this.config.callTimeoutMs / 1000}s.`, {
-        hint: 'Whether the call took effect is unknown; check before retrying. call_timeout_seconds in config.json sets the bound.',
+      return new AppError('timeout', ownText(`Downstream server '${this.config.name}' did not answer within ${this.config.callTimeoutMs / 1000}s.`), {
+        hint: ownText('Whether the call took effect is unknown; check before retrying. call_timeout_seconds in config.json sets the bound.'),
         details: { downstream: this.config.name },
       });
     }

@@ -9,6 +9,7 @@ import type { DownstreamResult } from './downstream-tool.js';
 import type { DownstreamManager, ExportedTool } from './manager.js';
 import { exportedName } from './naming.js';
 import type { GuestFileSpec } from '../config/downstream-undo.js';
+import { ownText } from '../core/own-text.js';
 
 /** What the put-back of guest files reaches of the gateway: each server's declarations, and unguarded forwarding. */
 export interface GuestFileGateway {
@@ -53,7 +54,7 @@ export async function forwardUnguarded(
   if (!x) {
     const down = manager.notReady(exportedName(server, tool));
     throw down ? down.unavailable() : new AppError('not_found', `Downstream server '${server}' exposes no tool '${tool}' (not listed, not in its tools allowlist, or held back as changed since first seen).`, {
-      hint: 'list_downstream shows its tools; the put-back only calls a tool the gateway exports.',
+      hint: ownText('list_downstream shows its tools; the put-back only calls a tool the gateway exports.'),
     });
   }
   return redactValues(await forwardToDownstream(x, args, opts), opts.secrets());

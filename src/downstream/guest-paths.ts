@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { GuestFileSpec } from '../config/downstream-undo.js';
 import { AppError } from '../core/errors.js';
 import { parseGuestPath } from '../zerto/guest-path.js';
+import { ownText } from '../core/own-text.js';
 
 /** One guest path a forwarded change touched: which server, tool and argument named it, on which VM. */
 export interface GuestPathTouched {
@@ -49,7 +50,7 @@ export function toGuestPath(server: string, spec: GuestFileSpec, seen: string): 
     const rel = posix.relative(spec.guestRoot, posix.normalize(guest));
     if (!posix.isAbsolute(guest) || rel.startsWith('..') || posix.isAbsolute(rel)) {
       throw new AppError('invalid_input', `'${seen}' is not under '${spec.guestRoot}', the folder downstream server '${server}' sees as the guest's / (config guest_root), so it names no guest file that could be put back. Nothing was forwarded.`, {
-        hint: `Give the absolute path under ${spec.guestRoot}.`, details: { server, guest_root: spec.guestRoot },
+        hint: ownText(`Give the absolute path under ${spec.guestRoot}.`), details: { server, guest_root: spec.guestRoot },
       });
     }
     guest = `/${rel}`;

@@ -9,6 +9,7 @@ import { defineTool, type AnyTool } from '../tools/define.js';
 import { ChangeIdArg, OverrideArg } from '../tools/args.js';
 import type { GuestFileSystems } from './guest-files.js';
 import { LAB_VCENTERS } from './topology.js';
+import { ownText } from '../core/own-text.js';
 
 export const LAB_WRITE_TOOL = 'lab_write_guest_file';
 
@@ -19,12 +20,12 @@ export const LAB_CATALOG: CatalogEntry[] = [
 function findLabVm(vm: string, path?: string): { target: string; moid: string; name: string; hostname: string } {
   const hits = LAB_VCENTERS.flatMap((vc) => vc.vms.filter((v) => v.name === vm || v.moid === vm || v.hostname === vm || v.hostname.split('.')[0] === vm)
     .map((v) => ({ target: vc.target, moid: v.moid, name: v.name, hostname: v.hostname, os: v.os })));
-  if (hits.length === 0) throw new AppError('not_found', `No lab guest named '${vm}'.`, { hint: 'Lab guests: app-01, web-01, win-app-01, erp-01, win-file-01, ...' });
+  if (hits.length === 0) throw new AppError('not_found', `No lab guest named '${vm}'.`, { hint: ownText('Lab guests: app-01, web-01, win-app-01, erp-01, win-file-01, ...') });
   if (hits.length > 1) throw new AppError('ambiguous_name', `'${vm}' names ${hits.length} lab VMs.`, { details: { candidates: hits } });
   const hit = hits[0]!;
   // Checked here, at resolve: a bad path found at execution would come after the checkpoint.
   if (path !== undefined && !(hit.os === 'windows' ? /^[a-zA-Z]:[\\/][^\\/]/.test(path) : path.startsWith('/') && path.length > 1)) {
-    throw new AppError('invalid_input', `'${path}' is not an absolute ${hit.os} path in '${hit.name}'.`, { hint: hit.os === 'windows' ? 'Use a path like C:\\app\\app.ini.' : 'Use a path like /etc/app.conf.' });
+    throw new AppError('invalid_input', `'${path}' is not an absolute ${hit.os} path in '${hit.name}'.`, { hint: ownText(hit.os === 'windows' ? 'Use a path like C:\\app\\app.ini.' : 'Use a path like /etc/app.conf.') });
   }
   return hit;
 }

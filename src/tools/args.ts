@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import { exceedsDepth, MAX_ARGUMENT_DEPTH } from '../core/json-depth.js';
+import { ownText } from '../core/own-text.js';
 
 export const TargetsArg = z
   .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
@@ -105,7 +106,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function screenArguments(toolName: string, raw: unknown): AppError | undefined {
   if (exceedsDepth(raw, MAX_ARGUMENT_DEPTH)) {
     return new AppError('invalid_input', `Invalid arguments for ${toolName}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels.`, {
-      hint: 'Pass the arguments the tool schema describes; none of them nests this deep.',
+      hint: ownText('Pass the arguments the tool schema describes; none of them nests this deep.'),
     });
   }
   const stack: Array<{ v: unknown; path: string }> = [{ v: raw, path: '' }];
@@ -126,7 +127,7 @@ export function screenArguments(toolName: string, raw: unknown): AppError | unde
 
 function loneSurrogate(toolName: string, path: string): AppError {
   return new AppError('invalid_input', `Invalid arguments for ${toolName}: ${path}: contains a lone UTF-16 surrogate (not valid Unicode text).`, {
-    hint: 'Send well-formed Unicode text; names in vCenter and Zerto never contain lone surrogates.',
+    hint: ownText('Send well-formed Unicode text; names in vCenter and Zerto never contain lone surrogates.'),
     details: { fields: [{ path, message: 'lone surrogate' }] },
   });
 }

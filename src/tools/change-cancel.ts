@@ -6,6 +6,7 @@ import { AppError } from '../core/errors.js';
 import { FINISHED_STATES, type ChangeRecord, type ChangeState } from '../core/change-record.js';
 import type { CallContext } from './define.js';
 import { pool } from './vsphere/task-runner.js';
+import { ownText } from '../core/own-text.js';
 
 export type CancelAnswer = 'cancelled' | 'requested' | 'not_cancellable' | 'already_finished';
 
@@ -36,7 +37,7 @@ export async function stopChange(ctx: CallContext, rec: ChangeRecord): Promise<{
         (work?.kind === 'flr_session' ? ` End FLR session ${work.session_id} at site '${work.site}' with zerto_end_flr_session to stop the restore.` : ''),
     };
   }
-  live.controller.abort(new AppError('cancelled', 'cancel_change stopped this change', { retryable: false }));
+  live.controller.abort(new AppError('cancelled', ownText('cancel_change stopped this change'), { retryable: false }));
   const state = await settled(ctx, rec.id, SETTLE_MS);
   const what = work?.kind === 'flr_session' ? `the restore (FLR session ${work.session_id} is unmounted on the way out)`
     : work?.kind === 'checkpoint_wait' ? 'the checkpoint wait; the change itself never started' : 'the change';

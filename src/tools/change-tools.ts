@@ -10,6 +10,7 @@ import { sleep } from '../core/sleep.js';
 import { defineTool, type CallContext, type Resolution } from './define.js';
 import { POLL_AFTER_SECONDS } from './change-watcher.js';
 import { stopChange } from './change-cancel.js';
+import { ownText } from '../core/own-text.js';
 
 /** The longest get_change waits: under the 60 s at which common clients give up on a request. */
 export const MAX_WAIT_SECONDS = 40;
@@ -38,7 +39,7 @@ export async function changeNamed(ctx: CallContext, id: string): Promise<ChangeR
   const change = watcher.liveChange(id)?.record ?? (await watcher.store.get(id));
   if (!change) {
     throw new AppError('not_found', `No change '${id}' is known.`, {
-      hint: 'Pass the change_id of a `running` answer or the audit_id of a change\'s result; finished changes are kept 7 days. The audit log has every change by its audit_id.',
+      hint: ownText('Pass the change_id of a `running` answer or the audit_id of a change\'s result; finished changes are kept 7 days. The audit log has every change by its audit_id.'),
     });
   }
   return change;
@@ -57,7 +58,7 @@ async function resolveChange(args: { change_id: string }, ctx: CallContext): Pro
 
 export function watcherOf(ctx: CallContext) {
   const w = ctx.services.changes;
-  if (!w) throw new AppError('internal', 'This server follows no changes.');
+  if (!w) throw new AppError('internal', ownText('This server follows no changes.'));
   return w;
 }
 

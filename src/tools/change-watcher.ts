@@ -12,6 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { settlesWithin } from '../core/sleep.js';
 import type { CallContext, ProgressReporter } from './define.js';
 import { changeTargetOf, deny, resolved, type Call, type ToolOutcome } from './pipeline-call.js';
+import { ownText } from '../core/own-text.js';
 
 /** How long a followed change may wait for one piece of work (a vSphere task) once its call answered. */
 export const WATCHED_WORK_BUDGET_MS = 6 * 3600_000;
@@ -61,7 +62,7 @@ export class ChangeWatcher {
       const e = toPublicError(err);
       return deny(call, {
         error: new AppError(e.code === 'unavailable' ? 'unavailable' : 'internal', `The change record could not be written (${e.message}); the change was not started.`, {
-          retryable: true, hint: 'Nothing changed. Retry once the state store (the state folder, or PostgreSQL in central mode) is writable.',
+          retryable: true, hint: ownText('Nothing changed. Retry once the state store (the state folder, or PostgreSQL in central mode) is writable.'),
         }),
         decision: { rule: 'change-record' }, strict: true,
       });
@@ -140,7 +141,7 @@ export class ChangeWatcher {
     const settled = () => Promise.allSettled([...this.live.values()].map((c) => c.done));
     if (await settlesWithin(settled(), graceMs)) return;
     this.stopping = true;
-    for (const c of this.live.values()) c.controller.abort(new AppError('timeout', 'the server is stopping; the change keeps running and the next start records its end'));
+    for (const c of this.live.values()) c.controller.abort(new AppError('timeout', ownText('the server is stopping; the change keeps running and the next start records its end')));
     await settlesWithin(settled(), 5_000);
   }
 

@@ -19,6 +19,7 @@ import { defineTool, type AffectedObject, type AnyTool, type CallContext, type R
 import { downstreamListingText } from './downstream-listing.js';
 import { presentDownstreamResult } from './downstream-result.js';
 import { quoted } from './quote.js';
+import { ownText } from '../core/own-text.js';
 
 /** Arguments the gateway adds to a downstream tool (unless the tool has its own of that name); never forwarded. */
 const GATEWAY_ARGS = {
@@ -139,8 +140,8 @@ async function refuseIfCatalogued(x: ExportedTool, ctx: CallContext, opts: Decla
   const entry = await ctx.services.ext.catalog?.find(x.name).catch(() => undefined);
   if (!entry) return;
   opts.onCatalogued?.(x.name);
-  throw new AppError('invalid_state', `'${x.name}' is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
-    retryable: true, hint: 'Call it again: it now runs through the checkpoint guard.',
+  throw new AppError('invalid_state', `${JSON.stringify(x.name)} is in the mutating-tool catalog (vm_arg '${entry.vm_arg}'), so it is a change whatever its server's readOnlyHint says; it is now declared as one. Nothing was forwarded.`, {
+    retryable: true, hint: ownText('Call it again: it now runs through the checkpoint guard.'),
   });
 }
 
@@ -151,8 +152,8 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
   const located = await Promise.all(bound.vms.map((vm) => (readOnly ? locateForRead(ctx, vm.name, x.name, readLocations) : locate(ctx, vm.name, x.name))));
   const homes = [...new Set(located.map((l) => l.target).filter((t): t is string => t !== undefined))];
   if (homes.length > 1) {
-    throw new AppError('invalid_input', `'${x.name}' would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
-      hint: 'Make one call per target.',
+    throw new AppError('invalid_input', `${JSON.stringify(x.name)} would change VMs on ${homes.length} vSphere targets (${homes.join(', ')}); a change has exactly one target.`, {
+      hint: ownText('Make one call per target.'),
     });
   }
   const target = (homes[0] ? configuredTarget(ctx, homes[0]) : undefined) ?? serverTarget(x.server);
@@ -191,7 +192,7 @@ async function boundVms(x: ExportedTool, args: Record<string, unknown>, ctx: Cal
   if (entry) {
     const names = vmsFromArgs(args, entry.vm_arg);
     if (names.length === 0) {
-      throw new AppError('invalid_input', `'${x.name}' is catalogued with vm_arg '${entry.vm_arg}', but the arguments name no VM there, so the guard cannot tell which VM it changes.`, {
+      throw new AppError('invalid_input', `${JSON.stringify(x.name)} is catalogued with vm_arg '${entry.vm_arg}', but the arguments name no VM there, so the guard cannot tell which VM it changes.`, {
         hint: `Pass '${entry.vm_arg}' (the VM name, hostname or IP). Nothing was forwarded.`, details: { vm_arg: entry.vm_arg },
       });
     }
@@ -221,7 +222,7 @@ async function locate(ctx: CallContext, name: string, toolName: string): Promise
   const hits = await locator.resolveHostOrName(name, { signal: ctx.signal });
   if (hits.length > 1) {
     throw new AppError('ambiguous_name', `'${name}' (the VM ${toolName} changes) matches ${hits.length} VMs; the guard will not guess.`, {
-      hint: 'Name the VM exactly (its vSphere name), or bind the downstream server with an unambiguous vm.',
+      hint: ownText('Name the VM exactly (its vSphere name), or bind the downstream server with an unambiguous vm.'),
       details: { candidates: hits.map((h) => ({ target: h.target, moid: h.moid, name: h.name })) },
     });
   }

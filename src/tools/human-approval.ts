@@ -11,6 +11,7 @@ import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
 import { auditor, type ToolOutcome } from './pipeline-call.js';
 import type { InputRequired } from './tool-result.js';
+import { ownText } from '../core/own-text.js';
 
 /**
  * The person's answer, or `{ deferred }`: the question goes out with the result instead
@@ -109,15 +110,15 @@ export async function resumedProposal(id: string, ctx: CallContext, tool: AnyToo
   const p = await ctx.services.confirmations.getById(id);
   const again = 'Make the call again for a new question.';
   if (!p || p.requester !== ctx.identity || p.tool !== tool.name) {
-    return new AppError('confirmation_invalid', 'The answer names no question this server asked you.', { hint: `${again} Nothing has changed.` });
+    return new AppError('confirmation_invalid', ownText('The answer names no question this server asked you.'), { hint: ownText(`${again} Nothing has changed.`) });
   }
   // Compared as the first round stored them: validated, defaults filled in.
   const parsed = tool.input.safeParse(rawArgs ?? {});
   if (!parsed.success || argsSha256(p.payload.args) !== argsSha256(parsed.data as Record<string, unknown>)) {
-    return new AppError('confirmation_invalid', 'The answer came with other arguments than the question it answers.', { hint: `${again} Nothing has changed.` });
+    return new AppError('confirmation_invalid', ownText('The answer came with other arguments than the question it answers.'), { hint: ownText(`${again} Nothing has changed.`) });
   }
   if (p.state !== 'pending') {
-    return new AppError(p.state === 'expired' ? 'confirmation_expired' : 'confirmation_invalid', `The proposal this answer is about is already ${p.state}.`, { hint: p.state === 'executed' ? 'It ran once already; do not repeat it.' : again });
+    return new AppError(p.state === 'expired' ? 'confirmation_expired' : 'confirmation_invalid', ownText(`The proposal this answer is about is already ${p.state}.`), { hint: ownText(p.state === 'executed' ? 'It ran once already; do not repeat it.' : again) });
   }
   return p;
 }

@@ -6,6 +6,7 @@
 import { AppError, toPublicError } from '../core/errors.js';
 import { guestFileItems, type UndoItem } from '../core/undo-item.js';
 import { deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+import { ownText } from '../core/own-text.js';
 
 export const recordBefore: Step = {
   name: 'before-state',
@@ -21,7 +22,7 @@ export const recordBefore: Step = {
       const e = toPublicError(err);
       const reason = `The state before the change could not be read (${e.message}), so it could not be undone; the change was not made.`;
       return deny(call, {
-        error: new AppError(e.code === 'cancelled' ? 'cancelled' : 'unreachable', reason, { retryable: true, hint: 'Nothing changed. Call again once vCenter answers.' }),
+        error: new AppError(e.code === 'cancelled' ? 'cancelled' : 'unreachable', reason, { retryable: true, hint: ownText('Nothing changed. Call again once vCenter answers.') }),
         decision: { reason, rule: 'undo:before-state' }, detail: { code: e.code }, strict: true,
       });
     }

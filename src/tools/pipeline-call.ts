@@ -14,6 +14,7 @@ import type { InputRequired } from './tool-result.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import type { PendingCall } from './pending-call.js';
 import type { BeforeState } from '../core/undo-item.js';
+import { ownText, ownTextFrom } from '../core/own-text.js';
 
 /**
  * `inputRequired`, on either form: nothing changed yet and a human can let it go on. The client is
@@ -80,7 +81,7 @@ export function isRead(call: Call): boolean {
 
 /** The resolution, which every step after resolve may rely on. */
 export function resolved(call: Call): Resolution {
-  if (!call.resolution) throw new AppError('internal', `${call.tool.name}: a step ran before resolve.`);
+  if (!call.resolution) throw new AppError('internal', ownText(`${call.tool.name}: a step ran before resolve.`));
   return call.resolution;
 }
 
@@ -91,7 +92,7 @@ export function changeTargetOf(call: Call): TargetRef {
 
 /** The decision of a change, set by the policy step. */
 export function decided(call: Call): PolicyDecision {
-  if (!call.decision) throw new AppError('internal', `${call.tool.name}: a step ran before policy.`);
+  if (!call.decision) throw new AppError('internal', ownText(`${call.tool.name}: a step ran before policy.`));
   return call.decision;
 }
 
@@ -154,7 +155,7 @@ export async function deny(call: Call, d: Denial): Promise<ToolOutcome> {
   if (d.strict) await write;
   else await write.catch(() => undefined);
   if (d.closesProposal && call.proposal) {
-    error = { ...error, retryable: false, hint: `${error.hint ?? ''} This proposal is closed; make the original call again for a new one.`.trim() };
+    error = { ...error, retryable: false, hint: ownTextFrom(`${error.hint ?? ''} This proposal is closed; make the original call again for a new one.`.trim(), [error.hint]) };
   }
   return { ok: false, error, ...(d.keepPending ? { keepPending: true } : {}) };
 }
@@ -178,14 +179,14 @@ function targetNameOf(args: Record<string, unknown>): string | null {
 export function auditFailed(err: unknown): AppError {
   if (err instanceof AppError && err.code === 'audit_failed') return err;
   return new AppError('audit_failed', `The audit log could not be written (${(err as Error).message}); the change was not made.`, {
-    hint: 'Check AUDIT_LOG_PATH (disk space, permissions). Nothing changed.',
+    hint: ownText('Check AUDIT_LOG_PATH (disk space, permissions). Nothing changed.'),
   });
 }
 
 export function invalidInput(toolName: string, error: z.ZodError): AppError {
   const fields = error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`);
   return new AppError('invalid_input', `Invalid arguments for ${toolName}: ${fields.join('; ')}`, {
-    hint: 'Fix every listed field and call again; the tool schema describes each argument.',
+    hint: ownText('Fix every listed field and call again; the tool schema describes each argument.'),
     details: { fields: error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
   });
 }

@@ -7,6 +7,7 @@ import { argsFingerprint } from '../core/fingerprint.js';
 import { runGuard, type GuardPlan, type GuardVm, type PinReport, type PinRequest } from '../core/guard.js';
 import type { CallContext, Resolution } from './define.js';
 import { agentOf, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Step } from './pipeline-call.js';
+import { ownTextFrom } from '../core/own-text.js';
 
 /** Arguments that say how to run a call, not what it does: a retry may change them. */
 const NOT_THE_CALL = ['change_id', 'dry_run', 'override'] as const;
@@ -33,7 +34,7 @@ export const guard: Step = {
       const denied = await deny(call, { error, decision: { reason: `checkpoint guard: ${error.message}`, rule: `checkpoint:${mode}` }, detail: { code: error.code }, strict: true });
       if (call.proposal && error.retryable) {
         // Nothing changed and the cause may pass (ZVM unreachable): the proposal stays confirmable.
-        return { ok: false, keepPending: true, error: { ...error, hint: `${error.hint ?? ''} The proposal is still pending: confirm it again with the same token once the cause is fixed.`.trim() } };
+        return { ok: false, keepPending: true, error: { ...error, hint: ownTextFrom(`${error.hint ?? ''} The proposal is still pending: confirm it again with the same token once the cause is fixed.`.trim(), [error.hint]) } };
       }
       return denied;
     }

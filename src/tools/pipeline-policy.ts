@@ -8,6 +8,7 @@ import { EMPTY_POLICY } from '../config/policy-file.js';
 import { policyObjects, type TargetRef } from './define.js';
 import { requiredScope } from '../core/scopes.js';
 import { changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+import { ownText, ownTextFrom } from '../core/own-text.js';
 
 export const policy: Step = {
   name: 'policy',
@@ -76,15 +77,15 @@ async function limitReads(call: Call) {
   for (const target of call.reads.allowed) {
     const rate = await readBudget(call, target.name, call.reads.limits.get(target.name)!);
     if (rate.ok) allowed.push(target);
-    else call.reads.denied.set(target.name, { code: 'rate_limited', message: `Read limit for target '${target.name}' reached; retry in ${Math.ceil(rate.retryAfterMs / 1000)}s.`, retryable: true });
+    else call.reads.denied.set(target.name, { code: 'rate_limited', message: ownText(`Read limit for target '${target.name}' reached; retry in ${Math.ceil(rate.retryAfterMs / 1000)}s.`), retryable: true });
   }
   call.reads.allowed = allowed;
   const targets = resolved(call).targets;
   if (targets.length !== 1 || allowed.length !== 0) return undefined;
   const only = call.reads.denied.get(targets[0]!.name)!;
   const error = only.code === 'rate_limited'
-    ? new AppError('rate_limited', only.message, { hint: 'Wait, or raise max_calls_per_minute.read for this target in policy.yaml.' })
-    : new AppError('policy_denied', only.message, { hint: 'Reads on this target are denied by policy.yaml.' });
+    ? new AppError('rate_limited', only.message, { hint: ownText('Wait, or raise max_calls_per_minute.read for this target in policy.yaml.') })
+    : new AppError('policy_denied', only.message, { hint: ownText('Reads on this target are denied by policy.yaml.') });
   return deny(call, { error, decision: { reason: only.message, rule: null } });
 }
 
@@ -96,7 +97,7 @@ async function policyForChange(call: Call) {
   const resolution = resolved(call);
   const target = resolution.targets[0];
   if (!target || (resolution.targets.length !== 1 && !resolution.targetIsAll)) {
-    const error = new AppError('invalid_input', `${call.tool.name} changes exactly one target; got ${resolution.targets.length}.`, { hint: 'Pass one target name.' });
+    const error = new AppError('invalid_input', ownText(`${call.tool.name} changes exactly one target; got ${resolution.targets.length}.`), { hint: ownText('Pass one target name.') });
     return deny(call, { error, target: null, strict: true });
   }
   const scopeDenial = missingScope(call);
@@ -104,7 +105,7 @@ async function policyForChange(call: Call) {
   const state = call.ctx.services.policy.current();
   if (!state.ok) {
     const reason = `policy file failed to load, so every change is denied until it is fixed: ${state.error}`;
-    return deny(call, { error: new AppError('policy_denied', reason, { hint: 'Fix policy.yaml; it reloads on the next call.' }), strict: true, closesProposal: true });
+    return deny(call, { error: new AppError('policy_denied', reason, { hint: ownText('Fix policy.yaml; it reloads on the next call.') }), strict: true, closesProposal: true });
   }
   let decision: PolicyDecision;
   try {
@@ -114,7 +115,7 @@ async function policyForChange(call: Call) {
     return deny(call, { error: new AppError('policy_denied', reason), strict: true, closesProposal: true });
   }
   if (!decision.allowed) {
-    const hint = decision.hint ?? (decision.rule === 'target-all'
+    const hint = decision.hint ?? ownText(decision.rule === 'target-all'
       ? 'Call again with exactly one target name (list_targets shows them).'
       : decision.overrideWouldHelp ? 'Re-issue the call with override=true if the change is intended.' : 'The policy does not allow this; an operator must change policy.yaml.');
     const error = new AppError('policy_denied', decision.reason, {
@@ -126,8 +127,8 @@ async function policyForChange(call: Call) {
   for (const other of resolution.alsoDecidedOn ?? []) {
     const d = decide(state.policy, request(call, other));
     if (!d.allowed) {
-      const reason = `target '${other.name}' (one of the targets this call touches): ${d.reason}`;
-      const error = new AppError('policy_denied', reason, { hint: 'Every target a call touches must allow it; split the call per target or change policy.yaml.', details: { rule: d.rule, target: other.name } });
+      const reason = ownTextFrom(`target '${other.name}' (one of the targets this call touches): ${d.reason}`, [d.reason]);
+      const error = new AppError('policy_denied', reason, { hint: ownText('Every target a call touches must allow it; split the call per target or change policy.yaml.'), details: { rule: d.rule, target: other.name } });
       return deny(call, { error, decision: { reason, rule: d.rule }, strict: true, closesProposal: true });
     }
     dryRun = dryRun || (other.dryRun ?? false) || d.dryRun;
@@ -149,7 +150,7 @@ function missingScope(call: Call) {
   const need = requiredScope(call.tool);
   if (p.scopes.includes(need)) return undefined;
   const reason = `${call.tool.name} needs the OAuth scope ${need}; the token of ${p.identity} has ${p.scopes.join(' ') || 'none'}`;
-  const error = new AppError('policy_denied', reason, { hint: `Sign in again asking for the ${need} scope (the identity provider must grant it to this user).`, details: { rule: 'scope', override_would_help: false } });
+  const error = new AppError('policy_denied', reason, { hint: ownText(`Sign in again asking for the ${need} scope (the identity provider must grant it to this user).`), details: { rule: 'scope', override_would_help: false } });
   // A proposal stays pending: someone holding the scope may still confirm it.
   return deny(call, { error, decision: { reason, rule: 'scope' }, strict: true, keepPending: call.proposal !== undefined });
 }
@@ -162,14 +163,14 @@ async function limitChange(call: Call) {
   const rate = call.proposal ? { ok: true as const } : await call.ctx.services.rateLimiter.take(target.name, category, decision.maxCallsPerMinute[category]);
   if (!rate.ok) {
     const retryIn = Math.ceil(rate.retryAfterMs / 1000);
-    const reason = `rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`;
-    const error = new AppError('rate_limited', `${reason}; retry in ${retryIn}s.`, { hint: `Retry after ${retryIn} seconds.`, details: { retry_after_seconds: retryIn } });
+    const reason = ownText(`rate limit: more than ${decision.maxCallsPerMinute[category]} ${category} calls per minute on target '${target.name}'`);
+    const error = new AppError('rate_limited', ownText(`${reason}; retry in ${retryIn}s.`), { hint: ownText(`Retry after ${retryIn} seconds.`), details: { retry_after_seconds: retryIn } });
     return deny(call, { error, decision: { reason, rule: 'rate_limit' }, strict: true, closesProposal: true });
   }
   const bulk = resolved(call).bulkCount;
   if (bulk !== undefined && bulk > decision.maxBulkObjects) {
-    const reason = `this call would affect ${bulk} objects; max_bulk_objects for target '${target.name}' is ${decision.maxBulkObjects}`;
-    const error = new AppError('policy_denied', reason, { hint: 'Narrow the pattern so fewer objects match, or split the change.', details: { rule: 'max_bulk_objects', override_would_help: false } });
+    const reason = ownText(`this call would affect ${bulk} objects; max_bulk_objects for target '${target.name}' is ${decision.maxBulkObjects}`);
+    const error = new AppError('policy_denied', reason, { hint: ownText('Narrow the pattern so fewer objects match, or split the change.'), details: { rule: 'max_bulk_objects', override_would_help: false } });
     return deny(call, { error, decision: { reason, rule: 'max_bulk_objects' }, strict: true, closesProposal: true });
   }
   return undefined;

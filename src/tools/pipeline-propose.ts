@@ -12,6 +12,7 @@ import { auditFailed, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_
 import { guardVmsOf } from './pipeline-guard.js';
 import { proposalOutput } from './proposal.js';
 import { quoted } from './quote.js';
+import { ownText } from '../core/own-text.js';
 
 export const proposeOrConfirm: Step = {
   name: 'propose/confirm',
@@ -27,16 +28,16 @@ async function propose(call: Call) {
   const target = changeTargetOf(call);
   const resolution = resolved(call);
   if (decision.requireWebApproval && !ctx.services.webUi.enabled) {
-    const reason = `Target '${target.name}' requires approval in the web dashboard, and the dashboard is not enabled.`;
+    const reason = ownText(`Target '${target.name}' requires approval in the web dashboard, and the dashboard is not enabled.`);
     return deny(call, {
-      error: new AppError('approval_required', reason, { hint: 'Ask the operator to start the server with WEB_UI_ENABLED=true and WEB_UI_TOKEN set, then propose again. Nothing has changed.' }),
+      error: new AppError('approval_required', reason, { hint: ownText('Ask the operator to start the server with WEB_UI_ENABLED=true and WEB_UI_TOKEN set, then propose again. Nothing has changed.') }),
       decision: { reason, rule: decision.rule }, strict: true,
     });
   }
   const nobody = nobodyCanApprove(call);
   if (nobody) {
     return deny(call, {
-      error: new AppError('approval_required', nobody.reason, { hint: `${nobody.hint} Nothing has changed.` }),
+      error: new AppError('approval_required', nobody.reason, { hint: ownText(`${nobody.hint} Nothing has changed.`) }),
       decision: { reason: nobody.reason, rule: decision.rule }, strict: true,
     });
   }
@@ -84,21 +85,21 @@ function nobodyCanApprove(call: Call): { reason: string; hint: string } | undefi
   const orSingle = "or, to let the agent confirm it itself, set approval: single for it in policy.yaml";
   if (level === 'human' && !dashboard && ctx.askHuman?.mode !== 'form') {
     return {
-      reason: `Policy gives the approval of ${tool.name} on '${target}' to a person (approval: human), and this client cannot ask them (no MCP form elicitation) and no dashboard runs.`,
-      hint: `Use a client that can ask (Claude Code, VS Code, Cursor), or ${startDashboard}, ${orSingle}.`,
+      reason: ownText(`Policy gives the approval of ${tool.name} on '${target}' to a person (approval: human), and this client cannot ask them (no MCP form elicitation) and no dashboard runs.`),
+      hint: ownText(`Use a client that can ask (Claude Code, VS Code, Cursor), or ${startDashboard}, ${orSingle}.`),
     };
   }
   if (level === 'dashboard' && !dashboard) {
-    return { reason: `Policy gives the approval of ${tool.name} on '${target}' to a person in the dashboard (approval: dashboard), and the dashboard is not enabled.`, hint: `Ask the operator to ${startDashboard}, ${orSingle}.` };
+    return { reason: ownText(`Policy gives the approval of ${tool.name} on '${target}' to a person in the dashboard (approval: dashboard), and the dashboard is not enabled.`), hint: ownText(`Ask the operator to ${startDashboard}, ${orSingle}.`) };
   }
   if (level === 'second_person' && !ctx.principal) {
     return {
-      reason: `Policy requires a second person to confirm ${tool.name} on '${target}', which needs verified identities (central mode, --http with OAUTH_ISSUER).`,
-      hint: 'Run the server in central mode so a colleague can confirm, or ask the operator to change the approval in policy.yaml.',
+      reason: ownText(`Policy requires a second person to confirm ${tool.name} on '${target}', which needs verified identities (central mode, --http with OAUTH_ISSUER).`),
+      hint: ownText('Run the server in central mode so a colleague can confirm, or ask the operator to change the approval in policy.yaml.'),
     };
   }
   if (level === 'second_person' && !dashboard && (call.rules?.service_approvers.length ?? 0) === 0) {
-    return { reason: `Policy requires a second person to confirm ${tool.name} on '${target}', and no dashboard runs where a colleague could sign in and confirm it.`, hint: `Ask the operator to ${startDashboard} with OIDC sign-in.` };
+    return { reason: ownText(`Policy requires a second person to confirm ${tool.name} on '${target}', and no dashboard runs where a colleague could sign in and confirm it.`), hint: ownText(`Ask the operator to ${startDashboard} with OIDC sign-in.`) };
   }
   return undefined;
 }
@@ -112,7 +113,7 @@ async function confirmChannel(call: Call) {
     const reason = `Policy now gives the approval of ${call.tool.name} to ${decision.approval === 'second_person' ? 'a second person' : 'a person'} (approval: ${decision.approval}); this ${approver.channel === 'mcp' ? 'confirm_action' : 'approval'} does not count.`;
     const pageOn = call.ctx.services.webUi.enabled;
     return deny(call, {
-      error: new AppError('approval_required', reason, { retryable: false, hint: pageOn ? 'Ask the user to approve it in the dashboard; it is still pending there.' : 'No dashboard runs, so this proposal is closed; nothing changed.' }),
+      error: new AppError('approval_required', reason, { retryable: false, hint: ownText(pageOn ? 'Ask the user to approve it in the dashboard; it is still pending there.' : 'No dashboard runs, so this proposal is closed; nothing changed.') }),
       target: changeTargetOf(call).name, decision: { reason, rule: decision.rule }, strict: true, keepPending: pageOn,
     });
   }
@@ -123,7 +124,7 @@ async function confirmChannel(call: Call) {
   return deny(call, {
     error: new AppError('approval_required', reason, {
       retryable: false,
-      hint: pageOn ? 'Ask the operator to approve it in the dashboard (Pending tab); it is still pending there.' : 'The dashboard is not enabled, so this proposal is closed; nothing changed.',
+      hint: ownText(pageOn ? 'Ask the operator to approve it in the dashboard (Pending tab); it is still pending there.' : 'The dashboard is not enabled, so this proposal is closed; nothing changed.'),
     }),
     target: target.name, decision: { reason, rule: decision.rule }, strict: true, keepPending: pageOn,
   });

@@ -19,6 +19,7 @@ import { guard } from './pipeline-guard.js';
 import { dryRun, execute, safetySnapshot, startExecution } from './pipeline-execute.js';
 import { recordBefore } from './pipeline-before.js';
 import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
+import { ownText } from '../core/own-text.js';
 
 export type { ToolOutcome } from './pipeline-call.js';
 
@@ -120,7 +121,7 @@ export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Prom
     const outcome = await step.run(call);
     if (outcome) return outcome;
   }
-  throw new AppError('internal', `${call.tool.name}: the pipeline ended without an outcome.`);
+  throw new AppError('internal', ownText(`${call.tool.name}: the pipeline ended without an outcome.`));
 }
 
 /** A change that reached the guard (decided, confirmed, not a dry run) is followed by the change watcher. */

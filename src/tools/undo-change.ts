@@ -19,6 +19,7 @@ import { quoted } from './quote.js';
 import { guestFileDepsOf, planGuestFileRestore, putBackGuestFiles, type PinnedCheckpointRef } from '../undo/guest-file-restore.js';
 import type { GuestPath } from '../core/undo-item.js';
 import { journalRecoveryOptions, runJournalRecovery, type JournalRecoveryDeps, type JournalRecoveryOption } from '../undo/journal-recovery.js';
+import { ownText } from '../core/own-text.js';
 
 /** One item of the original change, and what this undo will do with it. */
 interface PlannedItem {
@@ -40,19 +41,19 @@ const ItemResult = z.looseObject({ id: z.string(), status: z.enum(['done', 'fail
 async function resolveUndo(args: { change_id: string }, ctx: CallContext): Promise<UndoResolution> {
   const rec = await changeNamed(ctx, args.change_id);
   if (rec.state === 'running') {
-    throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) is still running.`, { hint: 'Follow it with get_change until it ends, or stop it with cancel_change; then undo it.' });
+    throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) is still running.`, { hint: ownText('Follow it with get_change until it ends, or stop it with cancel_change; then undo it.') });
   }
   if (!rec.executing) {
     throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) never started (no executing line): nothing changed, so there is nothing to undo.`);
   }
   if (!rec.inverse) {
     throw new AppError('invalid_state', `Change ${rec.id} (${rec.tool}) recorded nothing to undo it with: ${rec.tool} declares no undo.`, {
-      hint: 'Use the tagged Zerto checkpoint pinned before it (get_change shows it) with zerto_recover_file, or put it back by hand.',
+      hint: ownText('Use the tagged Zerto checkpoint pinned before it (get_change shows it) with zerto_recover_file, or put it back by hand.'),
     });
   }
   const earlier = await watcherOf(ctx).store.undosOf(rec.id);
   const busy = earlier.find((u) => u.state === 'running');
-  if (busy) throw new AppError('invalid_state', `Undo ${busy.id} of change ${rec.id} is still running.`, { hint: `Follow it with get_change(change_id="${busy.id}").` });
+  if (busy) throw new AppError('invalid_state', ownText(`Undo ${busy.id} of change ${rec.id} is still running.`), { hint: ownText(`Follow it with get_change(change_id="${busy.id}").`) });
   const doneBy = new Map<string, string>();
   for (const u of earlier) for (const r of u.undo_results ?? []) if (r.status === 'done' || r.status === 'skipped') doneBy.set(r.id, r.done_by ?? u.id);
   const open = rec.inverse.filter((i) => !doneBy.has(i.id));
@@ -168,7 +169,7 @@ async function nothingToRun(ctx: CallContext, rec: ChangeRecord, plan: PlannedIt
   const tag = typeof rec.checkpoint?.tag === 'string' ? ` (tag '${rec.checkpoint.tag}')` : '';
   return new AppError('invalid_state', `Nothing of change ${rec.id} (${rec.tool}) can be put back in vSphere: ${lines.join('; ') || 'it changed nothing undo can name'}.`, {
     retryable: false,
-    hint: pinned.length ? `The Zerto checkpoint pinned before it${tag} still holds the state: recover files with zerto_recover_file, or the VM in Zerto.` : 'No checkpoint was pinned before it; an earlier backup is what remains.',
+    hint: ownText(pinned.length ? `The Zerto checkpoint pinned before it${tag} still holds the state: recover files with zerto_recover_file, or the VM in Zerto.` : 'No checkpoint was pinned before it; an earlier backup is what remains.'),
     details: { items: plan.map((p) => ({ id: p.item.id, says: p.item.says, reason: p.item.reason })) },
   });
 }

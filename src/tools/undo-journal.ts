@@ -6,6 +6,7 @@ import type { PinnedCheckpoint } from '../core/guard.js';
 import { findCheckpoint, journalReach } from '../zerto/index.js';
 import type { CallContext } from './define.js';
 import { siteNamed } from './zerto/services.js';
+import { ownText } from '../core/own-text.js';
 
 export interface JournalHold {
   /** The checkpoints still listed (one per VPG that still holds one). */
@@ -39,7 +40,7 @@ export function checkpointExpired(changeId: string, hold: JournalHold): AppError
   const tag = hold.gone[0]?.checkpoint.tag;
   return new AppError('checkpoint_expired', `The checkpoint pinned before change ${changeId}${tag ? ` (tag '${tag}')` : ''} is no longer in the journal: ${where}.`, {
     retryable: false,
-    hint: 'Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. What vSphere could replay is still listed; the rest needs an earlier backup.',
+    hint: ownText('Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. What vSphere could replay is still listed; the rest needs an earlier backup.'),
     details: { change_id: changeId, vpgs: hold.gone.map((g) => ({ vpg: g.checkpoint.vpg, vpg_id: g.checkpoint.vpg_id, earliest_checkpoint: g.earliest, journal_history_minutes: g.history_minutes })) },
   });
 }

@@ -3,6 +3,7 @@
 // the closest declared one (edit distance), so the agent can fix the call in one step.
 import type { z } from 'zod';
 import { AppError } from '../core/errors.js';
+import { ownText } from '../core/own-text.js';
 
 export function editDistance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -39,10 +40,10 @@ export function unknownArgsError(toolName: string, input: z.ZodObject, raw: unkn
   if (!unknown.length) return undefined;
   const parts = unknown.map((k) => {
     const near = closestName(k, declared);
-    return near ? `'${k}' (did you mean '${near}'?)` : `'${k}'`;
+    return near ? `${JSON.stringify(k)} (did you mean '${near}'?)` : JSON.stringify(k);
   });
   return new AppError('invalid_input', `${toolName}: unknown argument${unknown.length > 1 ? 's' : ''} ${parts.join(', ')}.`, {
-    hint: `${toolName} takes ${declared.length ? declared.map((d) => `'${d}'`).join(', ') : 'no arguments'}; see its inputSchema in tools/list.`,
+    hint: ownText(`${toolName} takes ${declared.length ? declared.map((d) => `'${d}'`).join(', ') : 'no arguments'}; see its inputSchema in tools/list.`),
     details: { unknown_arguments: unknown },
   });
 }

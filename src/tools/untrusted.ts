@@ -41,10 +41,11 @@ const SERVER_KEYS = new Set([
   'power_state', 'connection_state', 'timestamp', 'created_at', 'started_at', 'finished_at', 'completed_at',
   'queued_at', 'expires_at', 'opened_at', 'boot_time', 'mount_time', 'down_since', 'start', 'end', 'start_time',
   'end_time', 'ended_at', 'task', 'step', 'unit', 'api_version', 'uuid', 'instance_uuid', 'mac_address', UNTRUSTED_KEY,
-  // Words and names of this server or its operator: a hint this server wrote, a policy rule's
-  // name, this server's tool names, a configured Zerto site or downstream server name. Marking
-  // them would dilute the mark on what really came from upstream.
-  'hint', 'rule', 'tool', 'site', 'downstream',
+  // Names of this server or its operator: a policy rule's name, this server's tool names, a
+  // configured Zerto site or downstream server name. Marking them would dilute the mark on what
+  // really came from upstream. A hint is not here: ours are recorded where they are written
+  // (ownText), and one that quotes a VM name stays marked.
+  'rule', 'tool', 'site', 'downstream',
 ]);
 
 /** Enough to name a result's upstream fields; a longer list ends in `*` (and the rest too). */

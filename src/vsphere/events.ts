@@ -10,6 +10,7 @@ import { parseTime, scrollCollector } from './history-collector.js';
 import type { CallOptions } from './soap/transport.js';
 import { asMoRef, asNumber, asString, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface EventQuery {
   since?: Date;
@@ -58,7 +59,7 @@ export function compileSafeRegex(pattern: string, field: string): RE2JS {
   } catch (err) {
     throw new AppError('invalid_input', `${field} is not a valid RE2 regular expression: ${(err as Error).message}`, {
       details: { field },
-      hint: 'Use RE2 syntax (no backreferences or lookaround).',
+      hint: ownText('Use RE2 syntax (no backreferences or lookaround).'),
     });
   }
 }
@@ -100,7 +101,7 @@ export function sortAndDedupe<T extends { key: number; created_at: string }>(row
 
 export async function queryEvents(client: VimClient, q: EventQuery, opts: CallOptions = {}): Promise<EventResult> {
   const em = client.content.eventManager;
-  if (!em) throw new AppError('vim_fault', `Target '${client.target.name}' has no EventManager`);
+  if (!em) throw new AppError('vim_fault', ownText(`Target '${client.target.name}' has no EventManager`));
   const nameRe = q.entityNameRegex !== undefined ? compileSafeRegex(q.entityNameRegex, 'entity_name') : undefined;
   const pageSize = Math.max(1, Math.min(q.pageSize ?? 200, 1000));
   const maxScan = q.maxScan ?? 5000;

@@ -7,6 +7,7 @@ import { snapshot } from './inventory-tree.js';
 import type { RetrieveOptions } from './property-collector.js';
 import { asMoRef, asString } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export type ObjectKind = 'vm' | 'host' | 'cluster' | 'datastore' | 'network' | 'folder' | 'resource_pool' | 'datacenter';
 
@@ -65,18 +66,18 @@ export async function resolveOne(
   const found = await findObjects(client, kind, nameOrMoid, opts);
   const label = kind.replace('_', ' ');
   if (found.length === 0) {
-    throw new AppError('not_found', `No ${label} named or with moid '${nameOrMoid}' on target '${client.target.name}'`, {
+    throw new AppError('not_found', `No ${label} named or with moid ${JSON.stringify(nameOrMoid)} on target '${client.target.name}'`, {
       details: { kind, query: nameOrMoid, target: client.target.name },
-      hint: `List the ${label}s of this target to find the exact name or moid.`,
+      hint: ownText(`List the ${label}s of this target to find the exact name or moid.`),
     });
   }
   if (found.length > 1) {
     throw new AppError(
       'ambiguous_name',
-      `${found.length} ${label}s are named '${nameOrMoid}' on target '${client.target.name}': ${found.map((c) => `${c.moid} (${c.path})`).join(', ')}`,
+      `${found.length} ${label}s are named ${JSON.stringify(nameOrMoid)} on target '${client.target.name}': ${found.map((c) => `${c.moid} (${c.path})`).join(', ')}`,
       {
         details: { kind, query: nameOrMoid, target: client.target.name, candidates: found.map(({ name, moid, path }) => ({ name, moid, path })) },
-        hint: 'Call again with the moid of the one you mean.',
+        hint: ownText('Call again with the moid of the one you mean.'),
       },
     );
   }

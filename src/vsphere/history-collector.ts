@@ -13,6 +13,7 @@ import { retrieveOne } from './property-collector.js';
 import type { CallOptions } from './soap/transport.js';
 import { asArray, type MoRef } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface ScrollOptions extends CallOptions {
   /** Oldest time of interest; scrolling stops once an older item is seen. */
@@ -65,7 +66,7 @@ export async function scrollCollector<T extends Record<string, unknown>>(
             `Read ${scanned} ${opts.noun} on '${client.target.name}' without reaching the window start ${new Date(since).toISOString()}`,
             {
               details: { max_scan: opts.maxScan, scanned, target: client.target.name },
-              hint: `Narrow the window (a later 'since', an entity or type filter) or raise max_scan.`,
+              hint: ownText(`Narrow the window (a later 'since', an entity or type filter) or raise max_scan.`),
             },
           );
         }

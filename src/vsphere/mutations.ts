@@ -11,6 +11,7 @@ import type { WaitOptions } from './tasks.js';
 import type { CallOptions } from './soap/transport.js';
 import { asMoRef, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 const vm = (moid: string) => moRef('VirtualMachine', moid);
 
@@ -137,7 +138,7 @@ async function relocateSpec(client: VimClient, vmMoid: string, p: PlacementInput
 
 /** Moves a VM to another host and/or datastore (RelocateVM_Task; vcsim lacks MigrateVM_Task). */
 export async function relocate(client: VimClient, vmMoid: string, to: PlacementInput, opts: WaitOptions = {}): Promise<TaskOutcome> {
-  if (!to.host && !to.datastore && !to.pool) throw new AppError('invalid_input', 'relocate needs a host, pool or datastore');
+  if (!to.host && !to.datastore && !to.pool) throw new AppError('invalid_input', ownText('relocate needs a host, pool or datastore'));
   const spec = await relocateSpec(client, vmMoid, to, false, opts);
   const { task } = await runTask(client, 'RelocateVM_Task', vm(vmMoid), { spec, priority: 'defaultPriority' }, opts);
   return { task };
@@ -155,7 +156,7 @@ export async function clone(
     const src = await retrieveOne(client, vm(vmMoid), ['parent'], opts);
     folder = asMoRef(src?.props.parent);
   }
-  if (!folder) throw new AppError('invalid_input', 'Cannot tell which folder the clone goes to; pass a folder');
+  if (!folder) throw new AppError('invalid_input', ownText('Cannot tell which folder the clone goes to; pass a folder'));
   const location = await relocateSpec(client, vmMoid, { ...args, folder: undefined }, true, opts);
   const spec = { _type: 'VirtualMachineCloneSpec', location, template: args.template ?? false, powerOn: args.powerOn ?? false };
   const { task, result } = await runTask(client, 'CloneVM_Task', vm(vmMoid), { folder, name: args.name, spec }, opts);

@@ -8,6 +8,7 @@ import { retrieveOne } from './property-collector.js';
 import type { CallOptions } from './soap/transport.js';
 import { asArray, asNumber, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface CounterInfo {
   id: number;
@@ -22,7 +23,7 @@ export async function perfCounters(client: VimClient, opts: CallOptions = {}): P
   const cached = counterCache.get(client);
   if (cached) return cached;
   const pm = client.content.perfManager;
-  if (!pm) throw new AppError('vim_fault', `Target '${client.target.name}' has no PerformanceManager`);
+  if (!pm) throw new AppError('vim_fault', ownText(`Target '${client.target.name}' has no PerformanceManager`));
   const oc = await retrieveOne(client, pm, ['perfCounter'], opts);
   const byName = new Map<string, CounterInfo>();
   for (const c of asArray<VimObject>(oc?.props.perfCounter)) {

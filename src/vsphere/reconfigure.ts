@@ -7,6 +7,7 @@
 
 import { AppError } from '../core/errors.js';
 import { asArray, asNumber, moRef, type MoRef, type VimObject } from './types.js';
+import { ownText } from '../core/own-text.js';
 
 export type ReconfigChange =
   | { kind: 'cpu'; numCpus: number; coresPerSocket?: number }
@@ -132,7 +133,7 @@ export function buildConfigSpec(changes: ReconfigChange[], devicesRaw: unknown):
         const file = (disk.backing as VimObject | undefined)?.fileName;
         if (c.expectFile !== undefined && file !== c.expectFile) {
           throw new AppError('invalid_state', `The disk with key ${c.deviceKey} is now '${String(file)}', not '${c.expectFile}' as proposed; nothing was removed.`, {
-            hint: 'The VM changed since the proposal: propose the removal again.',
+            hint: ownText('The VM changed since the proposal: propose the removal again.'),
           });
         }
         deviceChange.push({

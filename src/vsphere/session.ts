@@ -13,6 +13,7 @@ import { credentialHint, faultNameOf } from './soap/faults.js';
 import type { BodyReader, CallOptions, HttpSoapTransport, Logger } from './soap/transport.js';
 import { silentLogger } from './soap/transport.js';
 import { asArray, asMoRef, moRef, type AboutInfo, type MoRef, type ServiceContent, type VimObject } from './types.js';
+import { ownText } from '../core/own-text.js';
 
 export const SERVICE_INSTANCE = moRef('ServiceInstance', 'ServiceInstance');
 
@@ -124,7 +125,7 @@ export class VimSession {
     const gaveUp = () =>
       signal.reason instanceof AppError
         ? signal.reason
-        : new AppError('cancelled', `Stopped waiting for the login to vSphere target '${this.transport.opts.target}'`, {
+        : new AppError('cancelled', ownText(`Stopped waiting for the login to vSphere target '${this.transport.opts.target}'`), {
             details: { target: this.transport.opts.target },
             retryable: true,
             cause: signal.reason,
@@ -156,7 +157,7 @@ export class VimSession {
         deadline.abort(
           new AppError('timeout', `Login to vSphere target '${target}' (${this.transport.opts.host}) did not complete within ${timeoutMs} ms`, {
             details: { target, timeout_ms: timeoutMs },
-            hint: 'vCenter is slow or hung; try again later.',
+            hint: ownText('vCenter is slow or hung; try again later.'),
           }),
         ),
       timeoutMs,
@@ -221,7 +222,7 @@ export class VimSession {
     const once = async (): Promise<T> => {
       const value = await attempt();
       if (unauthenticated(value)) {
-        throw new AppError('auth_failed', `vSphere target '${this.transport.opts.target}': session not authenticated`, {
+        throw new AppError('auth_failed', ownText(`vSphere target '${this.transport.opts.target}': session not authenticated`), {
           details: { fault: 'NotAuthenticated', target: this.transport.opts.target, method },
           retryable: true,
         });

@@ -13,6 +13,7 @@
 // late is slow, not down (a loaded vCenter, or a loaded machine), and the first call goes to it.
 
 import { AppError } from '../core/errors.js';
+import { ownText } from '../core/own-text.js';
 
 export interface BreakerOptions {
   /** First backoff window after a failed probe (ms); default 5 s. */
@@ -100,10 +101,10 @@ export class TargetBreaker {
   check(): void {
     if (this.downSince === undefined) return;
     const retryAfter = this.retryAfterSeconds();
-    throw new AppError('unreachable', `vSphere target '${this.target}' (${this.host}) is marked down: it stopped answering; next check in ${retryAfter} s`, {
+    throw new AppError('unreachable', ownText(`vSphere target '${this.target}' (${this.host}) is marked down: it stopped answering; next check in ${retryAfter} s`), {
       retryable: true,
       details: { target: this.target, breaker: 'open', down_since: new Date(this.downSince).toISOString(), retry_after: retryAfter },
-      hint: 'Other targets are unaffected. It is probed in the background and used again as soon as it answers; retry after retry_after seconds.',
+      hint: ownText('Other targets are unaffected. It is probed in the background and used again as soon as it answers; retry after retry_after seconds.'),
     });
   }
 

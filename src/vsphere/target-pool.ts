@@ -13,6 +13,7 @@ import type { CallOptions, Logger } from './soap/transport.js';
 import { silentLogger } from './soap/transport.js';
 import type { TargetConfig } from './target-config.js';
 import { TargetBreaker, type BreakerOptions, type BreakerStatus } from './target-breaker.js';
+import { ownText } from '../core/own-text.js';
 
 /** After the deadline aborts `fn`, how long it may take to settle with its own error. */
 const DEADLINE_GRACE_MS = 2_000;
@@ -152,9 +153,9 @@ export class TargetPool {
   private entry(name: string): Entry {
     const e = this.entries.get(name);
     if (!e) {
-      throw new AppError('not_found', `No vSphere target named '${name}'`, {
+      throw new AppError('not_found', `No vSphere target named ${JSON.stringify(name)}`, {
         details: { target: name, known: this.names() },
-        hint: `Known targets: ${this.names().join(', ') || '(none configured)'}.`,
+        hint: ownText(`Known targets: ${this.names().join(', ') || '(none configured)'}.`),
       });
     }
     return e;
@@ -188,7 +189,7 @@ export class TargetPool {
       timers.push(setTimeout(() => {
         const err = new AppError('timeout', `vSphere target '${name}' (${e.config.host}) did not answer within ${timeoutMs} ms`, {
           details: { target: name, timeout_ms: timeoutMs },
-          hint: 'That vCenter is slow or hung; the other targets are unaffected. Retry later or query it alone.',
+          hint: ownText('That vCenter is slow or hung; the other targets are unaffected. Retry later or query it alone.'),
         });
         deadline.abort(err);
         timers.push(setTimeout(() => reject(err), DEADLINE_GRACE_MS));

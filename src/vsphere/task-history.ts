@@ -9,6 +9,7 @@ import { faultNameOf } from './soap/faults.js';
 import type { CallOptions } from './soap/transport.js';
 import { asArray, asBoolean, asMoRef, asNumber, asString, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface TaskQuery {
   since?: Date;
@@ -71,7 +72,7 @@ const timeOf = (r: TaskRow) => parseTime(r.queued_at) ?? parseTime(r.started_at)
 
 export async function queryTasks(client: VimClient, q: TaskQuery, opts: CallOptions = {}): Promise<TaskHistoryResult> {
   const tm = client.content.taskManager;
-  if (!tm) throw new AppError('vim_fault', `Target '${client.target.name}' has no TaskManager`);
+  if (!tm) throw new AppError('vim_fault', ownText(`Target '${client.target.name}' has no TaskManager`));
   const maxScan = q.maxScan ?? 2000;
   const pageSize = Math.max(1, Math.min(q.pageSize ?? 200, 1000));
   let infos: VimObject[];

@@ -13,6 +13,7 @@ import { faultNameOf } from './soap/faults.js';
 import type { CallOptions } from './soap/transport.js';
 import { asNumber, asString, moRef, type MoRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
+import { ownText } from '../core/own-text.js';
 
 export interface WaitOptions extends CallOptions {
   /** Overall wait budget (ms); default 10 minutes. */
@@ -51,14 +52,14 @@ export function taskStillRunning(client: VimClient, task: MoRef, info: TaskInfo 
   const target = client.target.name;
   const pct = asNumber(info?.progress);
   const state = info?.state ?? 'unknown';
-  const what = info?.entityName ? ` (on ${info.entityName})` : '';
+  const what = info?.entityName ? ` (on ${JSON.stringify(info.entityName)})` : '';
   return new AppError(
     'timeout',
     `vSphere task ${task.value}${what} on '${target}' is still running on vCenter (state ${state}${pct !== undefined ? `, ${pct}%` : ''}): ` +
       `we stopped waiting for it after ${(waitedMs / 1000).toFixed(1)} s; it was not cancelled and may still complete`,
     {
       details: { task: task.value, target, state, ...(pct !== undefined ? { progress: pct } : {}), still_running: true, waited_ms: waitedMs, ...(info?.entityName ? { entity: info.entityName } : {}) },
-      hint: `The task is still running in vCenter; check task ${task.value} with get_tasks (and the object state) before retrying anything.`,
+      hint: ownText(`The task is still running in vCenter; check task ${task.value} with get_tasks (and the object state) before retrying anything.`),
       retryable: false,
       ...(cause !== undefined ? { cause } : {}),
     },
@@ -70,7 +71,7 @@ export function taskError(client: VimClient, task: MoRef, info: TaskInfo): AppEr
   const msg = asString(info.error?.localizedMessage) || faultName;
   return new AppError('task_failed', `vSphere task ${task.value} on '${client.target.name}' failed: ${msg}`, {
     details: { fault: faultName, task: task.value, target: client.target.name, localizedMessage: msg, entity: info.entityName },
-    hint: 'Read the object state and the task error; fix the cause before retrying.',
+    hint: ownText('Read the object state and the task error; fix the cause before retrying.'),
   });
 }
 

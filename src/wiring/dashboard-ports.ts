@@ -8,6 +8,7 @@ import { approvalQuestion } from '../core/approval-question.js';
 import { confirmProposal } from '../tools/pipeline.js';
 import { auditor } from '../tools/pipeline-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
+import { ownText } from '../core/own-text.js';
 
 const INVENTORY_ROWS = 200;
 /** How far back from the end of the audit log the dashboard's view searches. */
@@ -62,7 +63,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     },
 
     async inventory(kind: InventoryKind, target) {
-      if (!pool) throw new AppError('invalid_input', 'No vSphere targets are configured.');
+      if (!pool) throw new AppError('invalid_input', ownText('No vSphere targets are configured.'));
       const names = target === 'all' ? pool.names() : [target];
       if (!names.every((n) => pool.names().includes(n))) throw new AppError('not_found', `Unknown target '${target}'.`);
       const results = await pool.fanOut(names, async (client, _t, call) => {

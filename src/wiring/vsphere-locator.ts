@@ -4,6 +4,7 @@
 import { AppError } from '../core/errors.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 import type { VmLocator, VmLocatorMatch } from '../zerto/index.js';
+import { ownText } from '../core/own-text.js';
 
 export function createVsphereLocator(pool: TargetPool, allTargets: string[]): VmLocator {
   return {
@@ -30,8 +31,8 @@ export function createVsphereLocator(pool: TargetPool, allTargets: string[]): Vm
       // answer without it would read as complete (and hide an ambiguity), so the failure is raised.
       if (failed.length > 0) {
         const e = failed[0] as { target: string; error: { message: string } };
-        throw new AppError('unreachable', `vSphere target '${e.target}' could not be searched for '${query}': ${e.error.message}`, {
-          hint: 'Retry when the vCenter answers, or pass the VM name or VmIdentifier.',
+        throw new AppError('unreachable', `vSphere target '${e.target}' could not be searched for ${JSON.stringify(query)}: ${e.error.message}`, {
+          hint: ownText('Retry when the vCenter answers, or pass the VM name or VmIdentifier.'),
         });
       }
       return found;

@@ -10,6 +10,7 @@ import type { TargetPool } from '../vsphere/target-pool.js';
 import { describeHistory, formatTag, pinTaggedCheckpoint, zertoVmIdentifier } from '../zerto/index.js';
 import { findProtectionAnywhere, sitesFor, type FoundAnywhere } from '../tools/zerto/protection.js';
 import { siteNamed, type ZertoServices } from '../tools/zerto/services.js';
+import { ownText } from '../core/own-text.js';
 
 export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): CheckpointGuard {
   /** The VmIdentifier Zerto is expected to use for a VM whose target and moid are known. */
@@ -34,8 +35,8 @@ export function createZertoGuard(zerto: ZertoServices, vsphere?: TargetPool): Ch
     const home = found.vm.vsphere;
     // By identity, not target name: a second target reaching the same vCenter names the same VM.
     if (home && zertoVmIdentifier(home.instance_uuid, home.moid) === id) return found;
-    throw new AppError('protection_unknown', `Zerto lists a VM named '${vm.name}', but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
-      hint: "Check the site's vcenter_targets and the VM's identity in Zerto (zerto_find_protection).",
+    throw new AppError('protection_unknown', `Zerto lists a VM named ${JSON.stringify(vm.name)}, but not under this VM's identifier (${vm.target}/${vm.moid}), so the guard cannot tell whether it protects this VM.`, {
+      hint: ownText("Check the site's vcenter_targets and the VM's identity in Zerto (zerto_find_protection)."),
     });
   }
 

@@ -12,6 +12,7 @@ import { ZvmHttp } from './http.js';
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { errorBodyText, redactSecrets } from './wire-errors.js';
+import { ownText } from '../core/own-text.js';
 
 export const TOKEN_PATH = '/auth/realms/zerto/protocol/openid-connect/token';
 export const LOGOUT_PATH = '/auth/realms/zerto/protocol/openid-connect/logout';
@@ -117,7 +118,7 @@ export class TokenManager {
     if (user && password) return { kind: 'password', user, password };
     if (!strict) return undefined;
     throw new AppError('auth_failed', `No credentials for Zerto site '${name}': set ${p}_USER and ${p}_PASSWORD (password grant) or ${p}_CLIENT_SECRET (client credentials).`, {
-      hint: 'Put the credentials in the MCP client\'s env block for this server; never in config.json.',
+      hint: ownText('Put the credentials in the MCP client\'s env block for this server; never in config.json.'),
       details: { site: name },
     });
   }
@@ -148,8 +149,8 @@ export class TokenManager {
       this.log.warn({ site: site.name, status: res.status, grant: grant.kind }, 'zvm login refused');
       throw new AppError(res.status >= 500 ? 'unreachable' : 'auth_failed', message, {
         hint: grant.kind === 'password'
-          ? `Check ${site.credentialPrefix}_USER / ${site.credentialPrefix}_PASSWORD and that client_id '${site.clientId}' allows the password grant.`
-          : `Check ${site.credentialPrefix}_CLIENT_SECRET and that client '${site.clientId}' is confidential with service accounts enabled.`,
+          ? ownText(`Check ${site.credentialPrefix}_USER / ${site.credentialPrefix}_PASSWORD and that client_id '${site.clientId}' allows the password grant.`)
+          : ownText(`Check ${site.credentialPrefix}_CLIENT_SECRET and that client '${site.clientId}' is confidential with service accounts enabled.`),
         details: { site: site.name, status: res.status, grant: grant.kind },
       });
     }
@@ -157,7 +158,7 @@ export class TokenManager {
     try {
       parsed = TokenResponse.parse(JSON.parse(res.body.toString('utf8')));
     } catch {
-      throw new AppError('auth_failed', `Zerto site '${site.name}' answered the login with something that is not a Keycloak token response.`, { details: { site: site.name } });
+      throw new AppError('auth_failed', ownText(`Zerto site '${site.name}' answered the login with something that is not a Keycloak token response.`), { details: { site: site.name } });
     }
     const lifetimeMs = (parsed.expires_in ?? 300) * 1000;
     const margin = Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4);
@@ -177,7 +178,7 @@ export class TokenManager {
 function noTokenRoute(site: string, url: string): AppError {
   return new AppError('zerto_error', `Zerto site '${site}' has no Keycloak token route (HTTP 404 on ${TOKEN_PATH}): it is not a ZVM Appliance. A 9.x Windows ZVM authenticates with sessions (POST /v1/session/add), which this server does not speak.`, {
     retryable: false,
-    hint: `Check that ${url} is the ZVM Appliance (Linux, Zerto 9.5 or later) and not a Windows ZVM or another service; the credentials were not tried.`,
+    hint: ownText(`Check that ${url} is the ZVM Appliance (Linux, Zerto 9.5 or later) and not a Windows ZVM or another service; the credentials were not tried.`),
     details: { site, status: 404, route: TOKEN_PATH },
   });
 }

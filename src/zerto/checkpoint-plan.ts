@@ -8,6 +8,7 @@ import type { ZvmClient } from './client.js';
 import type { Checkpoint } from './schemas.js';
 import { cleanTagPart, formatTag, markerOf, parseTag, sameChange } from './tag.js';
 import { describeVpg, type ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export type VpgInput = string | { id: string; name?: string };
 
@@ -96,7 +97,7 @@ export function pendingInsert(client: ZvmClient, vpgId: string, vm: string, chan
 }
 
 export async function buildPinPlan(client: ZvmClient, req: PinRequest): Promise<PinPlan> {
-  if (req.vpgs.length === 0) throw new AppError('invalid_input', 'No VPGs to checkpoint: find the protecting VPGs first (zerto_find_protection).');
+  if (req.vpgs.length === 0) throw new AppError('invalid_input', ownText('No VPGs to checkpoint: find the protecting VPGs first (zerto_find_protection).'));
   const now = (req.now ?? (() => new Date()))();
   const ids = [...new Set(req.vpgs.map((v) => (typeof v === 'string' ? v : v.id)))];
   const ctx = await client.siteContext(req.signal);

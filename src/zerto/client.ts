@@ -15,6 +15,7 @@ import {
   Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type Listed, type PathItem, type PeerSite, type PointInTime, type VmRow,
 } from './schemas.js';
 import type { ZertoSiteConfig } from './site-config.js';
+import { ownText } from '../core/own-text.js';
 
 export interface ZvmClientOptions {
   site: ZertoSiteConfig;
@@ -96,7 +97,7 @@ export class ZvmClient {
       const value = (async (): Promise<SiteContext> => {
         const [local, peers] = await Promise.all([this.localSite(signal), this.peerSites(signal)]);
         const localId = local.SiteIdentifier ?? local.Link?.identifier;
-        if (!localId) throw new AppError('zerto_error', `Zerto site '${this.site.name}' did not say its own site identifier (/v1/localsite has neither SiteIdentifier nor Link.identifier).`, { details: { site: this.site.name } });
+        if (!localId) throw new AppError('zerto_error', ownText(`Zerto site '${this.site.name}' did not say its own site identifier (/v1/localsite has neither SiteIdentifier nor Link.identifier).`), { details: { site: this.site.name } });
         // A peer without SiteIdentifier is named by its link (the Swagger's PeerSiteApi has only that).
         const known = peers.flatMap((p) => {
           const id = p.SiteIdentifier ?? p.Link?.identifier;
@@ -269,7 +270,7 @@ export class ZvmClient {
     if (response.status === 401 || response.status === 403) {
       // The token was fine a moment ago (it just fetched the link): the link is what was refused.
       throw new AppError('zerto_error', `Zerto site '${this.site.name}' refused its own download link ${resolved.pathname} (HTTP ${response.status}); the link may have expired or be single-use.`, {
-        retryable: true, hint: 'Run the restore again: it asks for a fresh link.', details: { site: this.site.name, status: response.status },
+        retryable: true, hint: ownText('Run the restore again: it asks for a fresh link.'), details: { site: this.site.name, status: response.status },
       });
     }
     if (response.status < 200 || response.status >= 300) throw this.rest.failure('GET', url, response);

@@ -4,6 +4,7 @@
 
 import { unzipSync } from 'fflate';
 import { AppError } from '../core/errors.js';
+import { ownText } from '../core/own-text.js';
 
 export interface ExtractedFile {
   bytes: Uint8Array;
@@ -30,7 +31,7 @@ export function extractDownloadedFile(body: Uint8Array, info: PayloadInfo): Extr
     entries = unzipSync(body);
   } catch {
     if (wantZip) return { bytes: body, packaging: 'raw' };
-    throw new AppError('flr_failed', 'The FLR download looked like a ZIP archive but could not be unpacked.');
+    throw new AppError('flr_failed', ownText('The FLR download looked like a ZIP archive but could not be unpacked.'));
   }
   const files = Object.keys(entries).filter((n) => !n.endsWith('/'));
   const named = files.filter((n) => eq(baseName(n), info.wantedName, info.caseInsensitive));

@@ -10,6 +10,7 @@ import type { ZertoSiteConfig } from './site-config.js';
 import { looksLikeHostOrIp, looksLikeVmIdentifier, sameVmIdentifier, zertoVmIdentifier } from './vm-identity.js';
 import type { VmLocator, VmLocatorMatch } from './vm-locator.js';
 import { describeVpg, sameId, siteRef, type ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export type MatchedBy = 'vm_identifier' | 'instance_uuid_moref' | 'name' | 'hostname';
 
@@ -58,7 +59,7 @@ interface Resolved {
 
 export async function findProtection(client: ZvmClient, query: string, opts: FindProtectionOptions = {}): Promise<FoundProtection> {
   const q = query.trim();
-  if (!q) throw new AppError('invalid_input', 'Give a VM name, guest hostname or VmIdentifier.');
+  if (!q) throw new AppError('invalid_input', ownText('Give a VM name, guest hostname or VmIdentifier.'));
   const site = opts.site ?? client.site;
   const ctx = await client.siteContext(opts.signal);
   const resolved = await resolveRows(client, q, site, ctx, opts);
@@ -69,7 +70,7 @@ export async function findProtection(client: ZvmClient, query: string, opts: Fin
   if (local.length === 0) {
     // Listed here only because this site recovers it: protected by another site's ZVM.
     const elsewhere = unique(resolved.rows.map((r) => siteRef(r.ProtectedSite, r.ProtectedSiteName ?? r.SourceSite, ctx).name));
-    throw new AppError('not_protected', `VM '${nameOf([first])}' (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
+    throw new AppError('not_protected', `VM ${JSON.stringify(nameOf([first]))} (${first.VmIdentifier}) is not protected by Zerto site '${site.name}'; it is protected at ${elsewhere.map((s) => `'${s}'`).join(', ')}, and this site only recovers it.`, {
       hint: `Tagged checkpoints are inserted where a VM is protected: add the Zerto site ${elsewhere.join(', ')} to config.json sites[] (its ZVM's URL and credentials)${elsewhere.some(isCloudName(ctx)) ? ' (a public-cloud site cannot insert tagged checkpoints at all)' : ''}.`,
       details: { site: site.name, vm: nameOf([first]), vm_identifier: first.VmIdentifier, protected_elsewhere: elsewhere },
     });
@@ -98,7 +99,7 @@ async function resolveRows(client: ZvmClient, q: string, site: ZertoSiteConfig, 
     const rows = (await client.listVms({ vmIdentifier: q }, opts.signal)).filter((r) => sameVmIdentifier(r.VmIdentifier, q));
     if (rows.length === 0) {
       throw new AppError('not_protected', `No VPG at Zerto site '${site.name}' protects or recovers VM identifier ${q}.`, {
-        hint: 'Check the identifier (format <vCenter instanceUuid>.<moref>), or look the VM up by name.',
+        hint: ownText('Check the identifier (format <vCenter instanceUuid>.<moref>), or look the VM up by name.'),
         details: { site: site.name, vm_identifier: q },
       });
     }
@@ -120,8 +121,8 @@ async function viaVsphere(client: ZvmClient, q: string, site: ZertoSiteConfig, c
       r.notes.push(`No VM matches '${q}' in vSphere targets ${site.vcenterTargets.join(', ')}; matched Zerto's VM name instead. Check vcenter_targets for site '${site.name}'.`);
       return r;
     }
-    throw new AppError('not_found', `No VM named or with the guest hostname/IP '${q}' exists in vSphere targets ${site.vcenterTargets.join(', ')}, and no VM of that name is known to Zerto site '${site.name}'.`, {
-      hint: 'Check the spelling; list_vms shows the VMs of each target.',
+    throw new AppError('not_found', `No VM named or with the guest hostname/IP ${JSON.stringify(q)} exists in vSphere targets ${site.vcenterTargets.join(', ')}, and no VM of that name is known to Zerto site '${site.name}'.`, {
+      hint: ownText('Check the spelling; list_vms shows the VMs of each target.'),
       details: { site: site.name, vcenter_targets: site.vcenterTargets },
     });
   }
@@ -136,8 +137,8 @@ async function viaVsphere(client: ZvmClient, q: string, site: ZertoSiteConfig, c
   const sameName = (await locate(locator, vm.name, site, signal)).filter((m) => m.name === vm.name);
   const nameRows = (await zertoRowsByName(client, vm.name, signal)).filter((r) => r.VmName === vm.name);
   if (nameRows.length === 0) {
-    throw new AppError('not_protected', `VM '${vm.name}' (${vm.target}/${vm.moid}) exists but no VPG at Zerto site '${site.name}' protects it.`, {
-      hint: 'Protect it in a VPG first if the change needs an undo point.',
+    throw new AppError('not_protected', `VM ${JSON.stringify(vm.name)} (${vm.target}/${vm.moid}) exists but no VPG at Zerto site '${site.name}' protects it.`, {
+      hint: ownText('Protect it in a VPG first if the change needs an undo point.'),
       details: { site: site.name, vm: vm.name, target: vm.target, moid: vm.moid, vm_identifier: id },
     });
   }
@@ -156,13 +157,13 @@ async function byZertoName(client: ZvmClient, q: string, site: ZertoSiteConfig, 
   if (lookup === 'no_locator') notes.push('vSphere is not configured: matched Zerto VM names and identifiers only; guest hostnames and IPs need targets.yaml.');
   if (rows.length === 0) {
     if (looksLikeHostOrIp(q) && lookup !== 'used') {
-      throw new AppError('not_found', `No protected VM is named '${q}' at Zerto site '${site.name}', and '${q}' looks like a guest hostname or IP, which only vSphere can resolve.`, {
-        hint: lookup === 'no_locator' ? 'Configure vSphere targets (targets.yaml) to resolve guest hostnames, or pass the VM name or VmIdentifier.' : `Site '${site.name}' lists no vcenter_targets; pass the VM name or VmIdentifier.`,
+      throw new AppError('not_found', `No protected VM is named ${JSON.stringify(q)} at Zerto site '${site.name}', and ${JSON.stringify(q)} looks like a guest hostname or IP, which only vSphere can resolve.`, {
+        hint: ownText(lookup === 'no_locator' ? 'Configure vSphere targets (targets.yaml) to resolve guest hostnames, or pass the VM name or VmIdentifier.' : `Site '${site.name}' lists no vcenter_targets; pass the VM name or VmIdentifier.`),
         details: { site: site.name, needs: 'vsphere' },
       });
     }
-    throw new AppError('not_protected', `No VPG at Zerto site '${site.name}' protects a VM named '${q}'.${lookup === 'no_locator' ? ' Without vSphere this server cannot check that such a VM exists, so check the spelling too.' : ''}`, {
-      hint: 'If the VM should be protected, add it to a VPG; otherwise it has no journal to return to.',
+    throw new AppError('not_protected', `No VPG at Zerto site '${site.name}' protects a VM named ${JSON.stringify(q)}.${lookup === 'no_locator' ? ' Without vSphere this server cannot check that such a VM exists, so check the spelling too.' : ''}`, {
+      hint: ownText('If the VM should be protected, add it to a VPG; otherwise it has no journal to return to.'),
       details: { site: site.name, vm: q, vsphere_checked: false },
     });
   }
@@ -224,8 +225,8 @@ function matchedOn(m: VmLocatorMatch, q: string): NonNullable<VmLocatorMatch['ma
 
 function ambiguousVsphere(q: string, site: ZertoSiteConfig, ms: VmLocatorMatch[]): AppError {
   const candidates = ms.map((m) => ({ target: m.target, moid: m.moid, name: m.name, hostname: m.hostname ?? null, ip: m.ip ?? null, vm_identifier: zertoVmIdentifier(m.instanceUuid, m.moid) }));
-  return new AppError('ambiguous_name', `'${q}' matches ${ms.length} VMs in site '${site.name}''s vSphere targets: ${candidates.map((c) => `${c.name} (${c.target}/${c.moid})`).join(', ')}.`, {
-    hint: 'Pass the VmIdentifier of the one you mean (vm_identifier in the candidates).',
+  return new AppError('ambiguous_name', `${JSON.stringify(q)} matches ${ms.length} VMs in site '${site.name}''s vSphere targets: ${candidates.map((c) => `${c.name} (${c.target}/${c.moid})`).join(', ')}.`, {
+    hint: ownText('Pass the VmIdentifier of the one you mean (vm_identifier in the candidates).'),
     details: { site: site.name, candidates },
   });
 }
@@ -233,8 +234,8 @@ function ambiguousVsphere(q: string, site: ZertoSiteConfig, ms: VmLocatorMatch[]
 function ambiguousZerto(q: string, site: ZertoSiteConfig, rows: VmRow[]): AppError {
   const ids = unique(rows.map((r) => r.VmIdentifier));
   const candidates = ids.map((id) => ({ vm_identifier: id, name: nameOf(rows.filter((r) => r.VmIdentifier === id)), vpgs: unique(rows.filter((r) => r.VmIdentifier === id).map((r) => r.VpgName ?? r.VpgIdentifier)) }));
-  return new AppError('ambiguous_name', `'${q}' matches ${ids.length} VMs protected at Zerto site '${site.name}': ${ids.join(', ')}.`, {
-    hint: 'Pass the VmIdentifier of the one you mean.',
+  return new AppError('ambiguous_name', `${JSON.stringify(q)} matches ${ids.length} VMs protected at Zerto site '${site.name}': ${ids.join(', ')}.`, {
+    hint: ownText('Pass the VmIdentifier of the one you mean.'),
     details: { site: site.name, candidates },
   });
 }

@@ -12,6 +12,7 @@ import type { ZvmClient } from './client.js';
 import { flrBaseName, labelDrive, labelHasDrive, orderPartitions, sameName, type GuestPath } from './guest-path.js';
 import type { FlrSession, PathItem } from './schemas.js';
 import { sleep } from './sleep.js';
+import { ownText } from '../core/own-text.js';
 
 /**
  * Every FlrSessionStatus word the evidence documents (Q13: the 10.x Swagger makes it a plain string
@@ -56,7 +57,7 @@ export async function waitForMount(
       const why = meaning === 'failed' ? 'Zerto could not mount the checkpoint for file-level restore' : 'The FLR session is being unmounted (by someone else) before it was used';
       throw new AppError('flr_failed', `${why} (session ${sessionId}: ${last}).`, {
         retryable: true,
-        hint: 'Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.',
+        hint: ownText('Try again, or pick another checkpoint; the Zerto UI shows why the mount failed.'),
         details: { site, session_id: sessionId, status: last },
       });
     }
@@ -71,7 +72,7 @@ export async function waitForMount(
       const said = meaning ? `last status ${last}` : `the ZVM kept reporting status '${last}', which this server does not know (known: ${KNOWN})`;
       throw new AppError('flr_failed', `The FLR mount of session ${sessionId} did not complete${after}: ${said}.`, {
         retryable: true,
-        ...(meaning ? {} : { hint: 'Report this status word with the ZVM version: it may mean the mount is ready.' }),
+        ...(meaning ? {} : { hint: ownText('Report this status word with the ZVM version: it may mean the mount is ready.') }),
         details: { site, session_id: sessionId, status: last, known_status: meaning !== undefined },
       });
     }
@@ -106,12 +107,12 @@ export async function locateGuestFile(
     const wanted = all.filter((l) => l.toLowerCase() === opts.partition!.toLowerCase());
     if (wanted.length === 0) {
       throw new AppError('invalid_input', `No partition '${opts.partition}' in the mounted checkpoint; partitions: ${all.join(', ')}.`, {
-        hint: 'Pass partition exactly as listed (the labels the empty-path FLR browse returns).', details: { partitions: all },
+        hint: ownText('Pass partition exactly as listed (the labels the empty-path FLR browse returns).'), details: { partitions: all },
       });
     }
     const named = labelDrive(wanted[0]!);
     if (gp.drive && named && named !== gp.drive) {
-      throw new AppError('invalid_input', `Partition '${wanted[0]}' is drive ${named}:, but the path '${gp.original}' is on drive ${gp.drive}:.`, { details: { partitions: all } });
+      throw new AppError('invalid_input', `Partition ${JSON.stringify(wanted[0])} is drive ${named}:, but the path ${JSON.stringify(gp.original)} is on drive ${gp.drive}:.`, { details: { partitions: all } });
     }
     labels = wanted;
   } else if (gp.drive && all.some((l) => labelDrive(l))) {
@@ -132,26 +133,26 @@ export async function locateGuestFile(
   const found = seen.filter((f) => !isFolder(f.item));
   // `absent` / `folder` in the details let a put-back tell "nothing there then" from a failure.
   if (found.length === 0 && seen.length > 0) {
-    throw new AppError('flr_failed', `'${gp.original}' is a folder at this checkpoint (${seen.map((f) => f.partition).join(', ')}), not a file.`, {
+    throw new AppError('flr_failed', `${JSON.stringify(gp.original)} is a folder at this checkpoint (${seen.map((f) => f.partition).join(', ')}), not a file.`, {
       details: { partitions: labels, folder: true },
     });
   }
   if (found.length === 0) {
-    throw new AppError('flr_failed', `'${gp.original}' does not exist at this checkpoint on any partition (${labels.join(', ')}).`, {
-      hint: 'Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).',
+    throw new AppError('flr_failed', `${JSON.stringify(gp.original)} does not exist at this checkpoint on any partition (${labels.join(', ')}).`, {
+      hint: ownText('Check the path; the file may not have existed at that checkpoint, or may live on a volume Zerto cannot browse (e.g. LVM).'),
       details: { partitions: labels, absent: true },
     });
   }
   const where = found.map((f) => f.partition);
   if (unknownDrive) {
-    throw new AppError('flr_failed', `Cannot tell which partition is drive ${gp.drive}: for '${gp.original}': the FLR partition labels ` +
+    throw new AppError('flr_failed', `Cannot tell which partition is drive ${gp.drive}: for ${JSON.stringify(gp.original)}: the FLR partition labels ` +
       `(${all.join(', ')}) do not name drive letters, and '\\${gp.components.join('\\')}' exists on ${where.map((w) => `'${w}'`).join(', ')}. ` +
       'Nothing was restored, rather than risk returning another drive\'s file.', {
       retryable: false, hint: retryHint(where), details: { drive: gp.drive, partitions: where, all_partitions: all },
     });
   }
   if (found.length > 1) {
-    throw new AppError('flr_failed', `'${gp.original}' exists on ${found.length} partitions (${where.join(', ')}); cannot tell which is ${gp.drive ? `drive ${gp.drive}:` : 'the one you mean'}.`, {
+    throw new AppError('flr_failed', `${JSON.stringify(gp.original)} exists on ${found.length} partitions (${where.join(', ')}); cannot tell which is ${gp.drive ? `drive ${gp.drive}:` : 'the one you mean'}.`, {
       retryable: false,
       hint: gp.drive ? retryHint(where) : `Call zerto_recover_file again with partition set to one of: ${where.map((l) => `'${l}'`).join(', ')}.`,
       details: { partitions: where },
@@ -159,7 +160,7 @@ export async function locateGuestFile(
   }
   const hit = found[0]!;
   if (hit.item.DownloadInformation?.IsDownloadable === false) {
-    throw new AppError('flr_failed', `Zerto cannot restore '${gp.original}': ${hit.item.DownloadInformation.AdditionalInformation ?? 'not downloadable'}.`);
+    throw new AppError('flr_failed', `Zerto cannot restore ${JSON.stringify(gp.original)}: ${hit.item.DownloadInformation.AdditionalInformation ?? 'not downloadable'}.`);
   }
   return hit;
 }

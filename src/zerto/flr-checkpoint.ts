@@ -12,6 +12,7 @@ import { journalReach, type JournalReach } from './journal-reach.js';
 import type { Checkpoint } from './schemas.js';
 import { tagDate, tagMatches } from './tag.js';
 import type { ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export interface CheckpointQuery {
   tag?: string | undefined;
@@ -56,9 +57,9 @@ export async function flrCandidates<V extends ProtectingVpg>(
   const usable = named.filter((v) => v.flr_possible);
   if (usable.length === 0) {
     const why = named.map((v) => `VPG '${v.name}': ${v.flr_reason}`).join('; ');
-    throw new AppError('flr_failed', `File-level restore of '${vm}' is not possible: ${why}. Nothing was mounted.`, {
+    throw new AppError('flr_failed', `File-level restore of ${JSON.stringify(vm)} is not possible: ${why}. Nothing was mounted.`, {
       retryable: false,
-      hint: 'Check the VPG in the Zerto UI; FLR is not enabled for it.',
+      hint: ownText('Check the VPG in the Zerto UI; FLR is not enabled for it.'),
       details: { vm, vpgs: named.map((v) => ({ vpg: v.name, recovery_site: v.recovery_site.name, reason: v.flr_reason })) },
     });
   }
@@ -89,7 +90,7 @@ function narrow<V extends ProtectingVpg>(vm: string, vpgs: V[], named: string | 
   const want = named.toLowerCase();
   const hit = vpgs.filter((v) => v.id.toLowerCase() === want || v.name.toLowerCase() === want);
   if (hit.length === 0) {
-    throw new AppError('not_found', `VPG '${named}' does not protect VM '${vm}'; it is protected by ${vpgs.map((v) => `'${v.name}'`).join(', ')}.`);
+    throw new AppError('not_found', `VPG ${JSON.stringify(named)} does not protect VM ${JSON.stringify(vm)}; it is protected by ${vpgs.map((v) => `${JSON.stringify(v.name)}`).join(', ')}.`);
   }
   return hit;
 }
@@ -159,13 +160,13 @@ function missing<V extends ProtectingVpg>(vm: string, q: CheckpointQuery, tried:
   const what = q.id ? `checkpoint id ${q.id}${q.tag ? ` with tag '${q.tag}'` : ''}` : `checkpoint tagged '${q.tag}'`;
   if (gone.length > 0 && gone.length === tried.filter((v) => forVpg(q, v.id)).length) {
     const earliest = gone.map((g) => `VPG '${g.vpg.name}' now starts at ${g.reach.earliest}${g.reach.historyMinutes ? ` (journal history ${g.reach.historyMinutes} min)` : ''}`).join('; ');
-    return new AppError('checkpoint_expired', `The ${what} of '${vm}' is no longer in the journal: ${earliest}.`, {
+    return new AppError('checkpoint_expired', `The ${what} of ${JSON.stringify(vm)} is no longer in the journal: ${earliest}.`, {
       retryable: false,
-      hint: 'Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. Restore from an earlier backup, or from a later checkpoint if one still serves.',
+      hint: ownText('Zerto drops checkpoints older than the journal history, when the journal fills up, and on a re-sync. Restore from an earlier backup, or from a later checkpoint if one still serves.'),
       details: { vm, vpgs: gone.map((g) => ({ vpg: g.vpg.name, vpg_id: g.vpg.id, earliest_checkpoint: g.reach.earliest, journal_history_minutes: g.reach.historyMinutes })) },
     });
   }
-  return new AppError('not_found', `No ${what} is listed on ${tried.map((v) => `VPG '${v.name}'`).join(', ')} of '${vm}'.`, {
-    hint: 'The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs: use the exact tag returned when it was pinned.',
+  return new AppError('not_found', `No ${what} is listed on ${tried.map((v) => `VPG ${JSON.stringify(v.name)}`).join(', ')} of ${JSON.stringify(vm)}.`, {
+    hint: ownText('The journal may have rolled past it (checkpoints older than the journal history are gone), or the tag differs: use the exact tag returned when it was pinned.'),
   });
 }

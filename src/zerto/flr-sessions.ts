@@ -12,6 +12,7 @@ import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } 
 import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 import type { MountRecorder } from './flr-site.js';
+import { ownText } from '../core/own-text.js';
 
 export type { UnmountReport } from './flr-unmount.js';
 
@@ -186,7 +187,7 @@ export class FlrSessionRegistry {
       const live = await this.client(args.site).getFlrSession(args.sessionId, args.signal);
       if (!live) throw new AppError('not_found', `Zerto site '${args.site}' has no FLR session ${args.sessionId}.`);
       throw new AppError('invalid_input', `FLR session ${args.sessionId} at '${args.site}' was not opened by this server; it may be someone's restore in progress.`, {
-        hint: 'Pass force: true to end it anyway.',
+        hint: ownText('Pass force: true to end it anyway.'),
       });
     }
     const report = await this.unmount(args.site, args.sessionId, { waitMs: 30_000 });
@@ -235,6 +236,6 @@ export class FlrSessionRegistry {
 
   private siteNames(): string[] {
     if (typeof this.opts.clients !== 'function') return [...this.opts.clients.keys()];
-    throw new AppError('internal', 'FlrSessionRegistry.list needs a Map of clients to enumerate sites.');
+    throw new AppError('internal', ownText('FlrSessionRegistry.list needs a Map of clients to enumerate sites.'));
   }
 }

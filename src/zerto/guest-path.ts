@@ -31,13 +31,13 @@ export function parseGuestPath(path: string): GuestPath {
     os = 'linux';
     rest = original.slice(1);
   } else if (original.startsWith('\\\\')) {
-    throw new AppError('invalid_input', `UNC path '${original}' is a network share, not a file on the VM's disks; FLR restores from the VM's own disks.`);
+    throw new AppError('invalid_input', `UNC path ${JSON.stringify(original)} is a network share, not a file on the VM's disks; FLR restores from the VM's own disks.`);
   } else {
-    throw new AppError('invalid_input', `'${original}' is not an absolute guest path. Use '/etc/app.conf' for Linux or 'C:\\app\\app.ini' for Windows.`);
+    throw new AppError('invalid_input', `${JSON.stringify(original)} is not an absolute guest path. Use '/etc/app.conf' for Linux or 'C:\\app\\app.ini' for Windows.`);
   }
   const components = rest.split(os === 'windows' ? /[\\/]+/ : /\/+/).filter((c) => c.length > 0);
-  if (components.length === 0) throw new AppError('invalid_input', `'${original}' names a drive or root folder, not a file.`);
-  if (components.some((c) => c === '.' || c === '..')) throw new AppError('invalid_input', `'${original}' contains '.' or '..'; give the plain absolute path.`);
+  if (components.length === 0) throw new AppError('invalid_input', `${JSON.stringify(original)} names a drive or root folder, not a file.`);
+  if (components.some((c) => c === '.' || c === '..')) throw new AppError('invalid_input', `${JSON.stringify(original)} contains '.' or '..'; give the plain absolute path.`);
   const out: GuestPath = { os, components, fileName: components[components.length - 1]!, original };
   if (drive) out.drive = drive;
   return out;

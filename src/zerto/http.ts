@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { AppError } from '../core/errors.js';
 import type { ZertoSiteConfig } from './site-config.js';
+import { ownText } from '../core/own-text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -65,7 +66,7 @@ export class ZvmHttp {
       if (req.signal?.aborted) throw cancelled(this.site.name);
       if (timeout.aborted) {
         throw new AppError('timeout', `Zerto site '${this.site.name}' did not answer ${req.method} ${routeOf(req.url)} within ${Math.round(req.timeoutMs / 1000)} s.`, {
-          hint: 'The ZVM may be overloaded or unreachable; try again, or check the appliance.',
+          hint: ownText('The ZVM may be overloaded or unreachable; try again, or check the appliance.'),
         });
       }
       throw networkError(this.site, err);
@@ -131,12 +132,12 @@ function networkError(site: ZertoSiteConfig, err: unknown): AppError {
   if (TLS_CODES.has(code)) {
     return new AppError('unreachable', `TLS verification of Zerto site '${site.name}' (${origin(site.url)}) failed: ${code}.`, {
       retryable: false,
-      hint: 'Set ca_file to the CA that signed the appliance certificate, or verify_tls: false for a self-signed appliance you trust.',
+      hint: ownText('Set ca_file to the CA that signed the appliance certificate, or verify_tls: false for a self-signed appliance you trust.'),
       details: { site: site.name, code },
     });
   }
   return new AppError('unreachable', `Cannot reach Zerto site '${site.name}' at ${origin(site.url)}: ${code}.`, {
-    hint: 'Check the site url in config.json and that the ZVM appliance is running and reachable from this host.',
+    hint: ownText('Check the site url in config.json and that the ZVM appliance is running and reachable from this host.'),
     details: { site: site.name, code },
   });
 }

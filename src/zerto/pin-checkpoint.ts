@@ -12,6 +12,7 @@ import { sleep } from './sleep.js';
 import { waitForTask } from './task-wait.js';
 import { journalReach } from './journal-reach.js';
 import { tagMatches } from './tag.js';
+import { ownText } from '../core/own-text.js';
 
 export interface PinProgress {
   vpg: string;
@@ -121,7 +122,7 @@ async function pin(client: ZvmClient, args: PinArgs): Promise<PinResult> {
     // Keep the first failure's code and say what did get pinned: a retry reuses those.
     throw new AppError(first.code, failures.length > 1 ? `${first.message} (and ${failures.length - 1} more VPG(s) failed)` : first.message, {
       retryable: first.retryable,
-      hint: first.hint ?? 'Retry with the same change id: VPGs that already carry the tag are reused, not tagged twice.',
+      hint: first.hint ?? ownText('Retry with the same change id: VPGs that already carry the tag are reused, not tagged twice.'),
       details: { ...first.details, tag: plan.tag, change_id: plan.change_id, pinned, failed: failures.map((f) => f.vpg.vpg) },
     });
   }
@@ -214,11 +215,11 @@ async function confirmInsert(
 function insertError(err: unknown, v: PlannedVpg, site: string): unknown {
   if (!(err instanceof AppError) || err.code === 'cancelled') return err;
   const cloud = /public cloud|azure|aws|not supported/i.test(err.message);
-  return new AppError('checkpoint_failed', `Zerto refused the tagged checkpoint on VPG '${v.vpg}' at site '${site}': ${err.message}`, {
+  return new AppError('checkpoint_failed', `Zerto refused the tagged checkpoint on VPG ${JSON.stringify(v.vpg)} at site '${site}': ${err.message}`, {
     retryable: err.retryable,
     hint: cloud
-      ? 'The ZVM would not take a tagged checkpoint on this VPG (it names a public cloud or an unsupported operation). Point this server at the vSphere protected ZVM, or leave the VPG out.'
-      : (err.hint ?? 'Check the VPG state in the Zerto UI; a VPG that is initialising or paused cannot take checkpoints.'),
+      ? ownText('The ZVM would not take a tagged checkpoint on this VPG (it names a public cloud or an unsupported operation). Point this server at the vSphere protected ZVM, or leave the VPG out.')
+      : (err.hint ?? ownText('Check the VPG state in the Zerto UI; a VPG that is initialising or paused cannot take checkpoints.')),
     details: { ...err.details, site, vpg: v.vpg, vpg_id: v.vpg_id },
   });
 }
@@ -234,7 +235,7 @@ function lasting(v: PlannedVpg, timestamp: string): Pick<PinnedCheckpoint, 'jour
 function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string): AppError {
   return new AppError('checkpoint_expired', `The tagged checkpoint on VPG '${v.vpg}' at Zerto site '${site}' was inserted but is no longer in the journal, which now starts at ${earliest}.`, {
     retryable: true,
-    hint: 'The VPG re-synced or its journal filled up and dropped it. Retry with the same change id to pin a new checkpoint before the change.',
+    hint: ownText('The VPG re-synced or its journal filled up and dropped it. Retry with the same change id to pin a new checkpoint before the change.'),
     details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, earliest_checkpoint: earliest },
   });
 }
@@ -242,7 +243,7 @@ function expiredError(v: PlannedVpg, site: string, tag: string, earliest: string
 function timeoutError(what: string, v: PlannedVpg, site: string, tag: string, taskId: string): AppError {
   return new AppError('checkpoint_timeout', `Checkpoint not confirmed at Zerto site '${site}': ${what}.`, {
     retryable: true,
-    hint: 'The checkpoint may still appear. Retry with the same change id: it waits for this insert under the same tag and does not insert a second one.',
+    hint: ownText('The checkpoint may still appear. Retry with the same change id: it waits for this insert under the same tag and does not insert a second one.'),
     details: { site, vpg: v.vpg, vpg_id: v.vpg_id, tag, task_id: taskId },
   });
 }

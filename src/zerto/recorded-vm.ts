@@ -12,6 +12,7 @@ import type { VmRow, Vpg } from './schemas.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { parseZertoVmIdentifier, sameVmIdentifier } from './vm-identity.js';
 import { describeVpg, sameId, type ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export interface RecordedVm {
   name: string;
@@ -57,15 +58,15 @@ export async function findRecordedProtection(sites: readonly ConfiguredSite[], v
   const found = answers.flatMap((a) => ('rows' in a && a.rows.rows.length > 0 ? [a] : []));
   // A site that could not be asked may hold the VPG that still has the checkpoint: not "no VPG".
   if (failed.length > 0) {
-    throw new AppError('protection_unknown', `Zerto site(s) ${failed.map((f) => `'${f.site.config.name}' (${f.error})`).join(', ')} could not be asked which VPGs hold '${vm.name}'.`, {
-      retryable: true, hint: 'Retry when every Zerto site answers.',
+    throw new AppError('protection_unknown', `Zerto site(s) ${failed.map((f) => `'${f.site.config.name}' (${f.error})`).join(', ')} could not be asked which VPGs hold ${JSON.stringify(vm.name)}.`, {
+      retryable: true, hint: ownText('Retry when every Zerto site answers.'),
     });
   }
   if (found.length === 0) return null;
   const ids = [...new Set(found.flatMap((f) => f.rows.rows.map((r) => r.VmIdentifier.toLowerCase())))];
   if (ids.length > 1) {
-    throw new AppError('ambiguous_name', `'${vm.name}' on '${vm.target}' matches ${ids.length} VMs in Zerto (${ids.join(', ')}); the change record does not say which one it was.`, {
-      hint: 'The VM\'s moid and its vCenter\'s instanceUuid single it out; ask with its VmIdentifier.',
+    throw new AppError('ambiguous_name', `${JSON.stringify(vm.name)} on '${vm.target}' matches ${ids.length} VMs in Zerto (${ids.join(', ')}); the change record does not say which one it was.`, {
+      hint: ownText('The VM\'s moid and its vCenter\'s instanceUuid single it out; ask with its VmIdentifier.'),
     });
   }
   // The protected site's answer first: it is where a VPG's operations are started from.

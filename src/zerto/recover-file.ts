@@ -17,6 +17,7 @@ import { parseGuestPath } from './guest-path.js';
 import type { Checkpoint } from './schemas.js';
 import type { VmLocator } from './vm-locator.js';
 import type { ProtectingVpg } from './vpg-facts.js';
+import { ownText } from '../core/own-text.js';
 
 export type { RecoverProgress } from './flr-mount.js';
 
@@ -84,7 +85,7 @@ export interface RecoverFileResult {
 
 export async function recoverFile(client: ZvmClient, args: RecoverFileArgs): Promise<RecoverFileResult> {
   const gp = parseGuestPath(args.path);
-  if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', 'Name the checkpoint by its tag or its id.');
+  if (!args.checkpoint.tag && !args.checkpoint.id) throw new AppError('invalid_input', ownText('Name the checkpoint by its tag or its id.'));
   // A VM this site only recovers counts too: FLR may run at the recovery site.
   const protection = args.protection ?? (await findProtection(client, required(args.vm, 'vm'), { locator: args.locator, includeRecovered: true, ...(args.signal ? { signal: args.signal } : {}) }));
   const { value, unmount } = await withFlrMount(client, { ...args, protection }, async (m) => {

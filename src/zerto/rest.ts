@@ -11,6 +11,7 @@ import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { sleep } from './sleep.js';
 import { httpFailureError, redactSecrets } from './wire-errors.js';
+import { ownText } from '../core/own-text.js';
 
 export interface CallOptions<T> {
   query?: Record<string, string | undefined>;
@@ -128,7 +129,7 @@ export class ZvmRest {
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new AppError('zerto_error', redactSecrets(`Zerto site '${this.site.name}' answered ${method} ${routeOf(url)} with an unexpected shape (${issues}).`, this.auth.secretValues()), {
-      hint: 'This ZVM version may differ from the one this server was built against; report the ZVM version.',
+      hint: ownText('This ZVM version may differ from the one this server was built against; report the ZVM version.'),
       details: { site: this.site.name, route: `${method} ${routeOf(url)}` },
     });
   }

@@ -48,8 +48,8 @@ describe('exact errors through a real client', () => {
     expect(r.isError).toBe(true);
     const error = (r.data as { error: { code: string; message: string; hint: string } }).error;
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toContain("'vm_name' (did you mean 'vm'?)");
-    expect(error.message).toContain("'trget' (did you mean 'target'?)");
+    expect(error.message).toContain(`"vm_name" (did you mean 'vm'?)`);
+    expect(error.message).toContain(`"trget" (did you mean 'target'?)`);
     expect(error.hint).toContain("'vm'");
     const audited = h.auditLines().slice(before);
     expect(audited).toHaveLength(1);

@@ -123,7 +123,7 @@ describe('pinTaggedCheckpoint', () => {
     lab = await startLab();
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP, VPG_AZURE], changeId: 'chg-9' }));
     expect(err.code).toBe('checkpoint_failed');
-    expect(err.message).toContain("VPG 'vpg-azure-web'");
+    expect(err.message).toContain('VPG "vpg-azure-web"');
     expect(err.message).toMatch(/public cloud site \(Azure\)/);
     expect(err.hint).toMatch(/vSphere protected ZVM/);
     expect(lab.callLog.find('zvm:lab-zvm', INSERT).map((c) => c.subject).sort()).toEqual([VPG_APP, VPG_AZURE]);
@@ -142,7 +142,7 @@ describe('pinTaggedCheckpoint', () => {
     zvmFaults(lab.zvm).failRoute(INSERT, 1, 400, 'Tagged checkpoints are not supported when the protected site is Azure');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-10' }));
     expect(err.code).toBe('checkpoint_failed');
-    expect(err.message).toContain("VPG 'vpg-app'");
+    expect(err.message).toContain('VPG "vpg-app"');
     expect(err.message).toContain('not supported when the protected site is Azure');
     expect(err.hint).toMatch(/vSphere protected ZVM/);
   });

@@ -14,6 +14,7 @@ import type { Logger } from '../../core/logger.js';
 import pg from 'pg';
 import { AppError } from '../../core/errors.js';
 import { migrate, MigrationError, timed } from './migrate.js';
+import { ownText } from '../../core/own-text.js';
 
 export interface DbTimeouts {
   /** Waiting for a pooled connection, or opening one. */
@@ -235,7 +236,7 @@ export function q<R extends pg.QueryResultRow>(db: Db, text: string, values: Val
 export function unavailable(err: unknown): AppError {
   if (err instanceof AppError) return err;
   return new AppError('unavailable', `the shared state database is unreachable (${(err as Error).message}); changes are refused until it is back, reads still work`, {
-    hint: 'Retry in a moment; if it persists, ask the operator to check PostgreSQL (DATABASE_URL). Nothing was changed.',
+    hint: ownText('Retry in a moment; if it persists, ask the operator to check PostgreSQL (DATABASE_URL). Nothing was changed.'),
     cause: err,
   });
 }

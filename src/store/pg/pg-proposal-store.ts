@@ -14,6 +14,7 @@ import { AppError } from '../../core/errors.js';
 import type { ApprovalLevel } from '../../config/policy-file.js';
 import { q, type Db } from './pg-db.js';
 import type { HeldWrites } from './held-writes.js';
+import { ownText } from '../../core/own-text.js';
 
 export interface PayloadCodec<P> {
   encode(payload: P): unknown;
@@ -100,7 +101,7 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
     throw claimRefusal(found, approver, this.opts.ttlSeconds, this.opts.place)
-      ?? new AppError('confirmation_invalid', 'The proposal changed while it was being confirmed.', { hint: 'Call list_pending_actions and try again.', details: { proposal_id: found.id } });
+      ?? new AppError('confirmation_invalid', ownText('The proposal changed while it was being confirmed.'), { hint: ownText('Call list_pending_actions and try again.'), details: { proposal_id: found.id } });
   }
 
   cancel(token: string, decidedBy: string): Promise<Proposal<P>> {
@@ -120,7 +121,7 @@ export class PgProposalStore<P> implements ProposalStore<P> {
     if (rows[0]) return this.toProposal(rows[0]);
     const found = await this.find(column, key);
     if (!found) throw notFound(column);
-    if (found.state === 'expired') throw new AppError('confirmation_expired', 'The proposal already expired; nothing to cancel.');
+    if (found.state === 'expired') throw new AppError('confirmation_expired', ownText('The proposal already expired; nothing to cancel.'));
     throw new AppError('confirmation_invalid', `The proposal is already ${found.state}; it cannot be cancelled.`);
   }
 
@@ -219,8 +220,8 @@ function isUuid(s: string): boolean {
 
 function notFound(column: 'id' | 'token_hash'): AppError {
   return column === 'id'
-    ? new AppError('confirmation_invalid', 'No proposal with this id.', { hint: 'Reload the pending list.' })
-    : new AppError('confirmation_invalid', 'No proposal has this token: it is wrong, or was never issued by this deployment.', {
-      hint: 'Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.',
+    ? new AppError('confirmation_invalid', ownText('No proposal with this id.'), { hint: ownText('Reload the pending list.') })
+    : new AppError('confirmation_invalid', ownText('No proposal has this token: it is wrong, or was never issued by this deployment.'), {
+      hint: ownText('Call list_pending_actions to see open proposals, or make the original call again for a fresh proposal.'),
     });
 }

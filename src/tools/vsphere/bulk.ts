@@ -20,6 +20,7 @@ import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { bulkUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 const ACTIONS = ['delete_vm', 'delete_all_snapshots', 'revert_to_current_snapshot'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -67,7 +68,7 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
   const matched = rows.filter((r) => !r.template && re.matcher(r.name).find() && (!args.folder || inSubtree(r.folder, args.folder)));
   const scope = `matching /${args.name_regex}/${args.folder ? ` in folder '${args.folder}'` : ''}`;
   if (matched.length === 0) {
-    throw new AppError('not_found', `No VM on target '${target.name}' is ${scope}.`, { hint: 'Check the names with list_vms (same name_regex and folder), then adjust the pattern.' });
+    throw new AppError('not_found', `No VM on target '${target.name}' is ${scope}.`, { hint: ownText('Check the names with list_vms (same name_regex and folder), then adjust the pattern.') });
   }
   let affected = matched.map((r) => rowAffected(target.name, r));
   const base = { targets: [target], bulkCount: matched.length, target: target.name };
@@ -207,7 +208,7 @@ export const bulkVmAction = defineTool({
     // that outcome is returned row by row instead.
     if (failed.length === results.length && stillRunning.size === 0) {
       throw new AppError('task_failed', `bulk ${args.action} failed on every VM: ${failures}`, {
-        hint: 'Nothing was changed by this call apart from any safety snapshots listed in details.',
+        hint: ownText('Nothing was changed by this call apart from any safety snapshots listed in details.'),
         details: { results, safety_snapshots: safety },
       });
     }

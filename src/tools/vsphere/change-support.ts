@@ -9,6 +9,7 @@ import type { AffectedObject, CallContext, Resolution, TargetRef } from '../defi
 import { oneTarget, vmAffected } from './common.js';
 import { onTarget } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { ownText } from '../../core/own-text.js';
 
 /** Connection states on which vCenter disables nearly every VM method (all but UnregisterVM). */
 export const GHOST_STATES = new Set(['orphaned', 'inaccessible', 'invalid']);
@@ -55,8 +56,8 @@ export async function resolveChangeVm(ctx: CallContext, args: ChangeArgs, opts: 
 /** vCenter disables the method on a ghost record with a subject-less fault; say why, up front. */
 export function requireUsable(d: VmDetails, target: string): void {
   if (d.connection_state && GHOST_STATES.has(d.connection_state)) {
-    throw new AppError('invalid_state', `VM '${d.name}' (${d.moid}) on target '${target}' is ${d.connection_state}: vCenter disables this operation on such a record, and its reported power state and IPs are only last-known values.`, {
-      hint: `If the VM is gone, remove the record with unregister_vm (target='${target}', vm='${d.moid}'); it drops the vCenter record and leaves any files on the datastore.`,
+    throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target}' is ${d.connection_state}: vCenter disables this operation on such a record, and its reported power state and IPs are only last-known values.`, {
+      hint: ownText(`If the VM is gone, remove the record with unregister_vm (target='${target}', vm='${d.moid}'); it drops the vCenter record and leaves any files on the datastore.`),
       details: { vm: d.name, moid: d.moid, connection_state: d.connection_state },
     });
   }

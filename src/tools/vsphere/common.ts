@@ -8,12 +8,14 @@ import type { VmDetails } from '../../vsphere/vms.js';
 import type { AffectedObject, ExecContext, TargetRef } from '../define.js';
 import type { ToolServices } from '../services.js';
 import { callOptions, pool } from './task-runner.js';
+import { quoted } from '../quote.js';
+import { ownText } from '../../core/own-text.js';
 
 function refOf(services: ToolServices, name: string): TargetRef {
   const t = services.targets.find((x) => x.name === name);
   if (!t) {
-    throw new AppError('not_found', `Unknown target '${name}'.`, {
-      hint: `Known targets: ${services.targets.map((x) => x.name).join(', ') || '(none)'}. Call list_targets.`,
+    throw new AppError('not_found', `Unknown target ${quoted(name)}.`, {
+      hint: ownText(`Known targets: ${services.targets.map((x) => x.name).join(', ') || '(none)'}. Call list_targets.`),
       details: { known_targets: services.targets.map((x) => x.name) },
     });
   }

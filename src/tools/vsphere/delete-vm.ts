@@ -14,6 +14,7 @@ import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { goneUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 export const NO_SAFETY_SNAPSHOT_FOR_DELETE =
   'No safety snapshot is taken for a delete: Destroy_Task deletes every snapshot with the VM, so it would protect nothing. ' +
@@ -81,7 +82,7 @@ export const deleteVm = defineTool({
     vm.checks.push(() => {
       if (d.power_state !== 'poweredOff') {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is ${d.power_state ?? 'in an unknown power state'}; vSphere deletes only powered-off VMs.`, {
-          hint: `Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`,
+          hint: ownText(`Power it off first (power_off_vm target='${target.name}' vm='${d.moid}'), then propose the delete again.`),
           details: { vm: d.name, moid: d.moid, power_state: d.power_state },
         });
       }
@@ -133,7 +134,7 @@ export const unregisterVm = defineTool({
     vm.checks.push(() => {
       if (d.power_state === 'poweredOn' && !ghost) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target.name}' is powered on; vSphere unregisters only powered-off VMs.`, {
-          hint: 'Power it off first (power_off_vm), then propose again.',
+          hint: ownText('Power it off first (power_off_vm), then propose again.'),
         });
       }
     });

@@ -9,6 +9,7 @@ import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } fro
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { isoUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 const ISO_PATH = /^\[([^\]]+)\] \S.*\.iso$/i;
 
@@ -21,7 +22,7 @@ function firstCdrom(d: VmDetails, target: string) {
   const cd = d.cdroms[0];
   if (!cd) {
     throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} on target '${target}' has no CD-ROM drive.`, {
-      hint: 'Add a CD/DVD drive to the VM in vSphere first.',
+      hint: ownText('Add a CD/DVD drive to the VM in vSphere first.'),
     });
   }
   return cd;

@@ -10,6 +10,7 @@ import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } fro
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { cloneUndo, migrateUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 /** Exactly one object by name, moid or inventory path ('LabDC1/vm/apps'); never guesses. */
 async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: string, call: CallOptions): Promise<Candidate> {
@@ -20,10 +21,10 @@ async function resolvePlace(client: VsphereClient, kind: ObjectKind, wanted: str
   if (hits.length === 1) return hits[0]!;
   const label = kind.replace('_', ' ');
   if (hits.length === 0) {
-    throw new AppError('not_found', `No ${label} at inventory path '${wanted}' on target '${client.target.name}'.`, { hint: `Give the ${label} by exact name or moid.` });
+    throw new AppError('not_found', `No ${label} at inventory path ${quoted(wanted)} on target '${client.target.name}'.`, { hint: ownText(`Give the ${label} by exact name or moid.`) });
   }
-  throw new AppError('ambiguous_name', `${hits.length} ${label}s are at '${wanted}': ${hits.map((c) => c.moid).join(', ')}`, {
-    hint: 'Call again with the moid of the one you mean.',
+  throw new AppError('ambiguous_name', `${hits.length} ${label}s are at ${JSON.stringify(wanted)}: ${hits.map((c) => c.moid).join(', ')}`, {
+    hint: ownText('Call again with the moid of the one you mean.'),
     details: { candidates: hits.map(({ name, moid, path }) => ({ name, moid, path })) },
   });
 }
@@ -156,8 +157,8 @@ export const cloneVm = defineTool({
     const extra = await onTarget(ctx, target.name, async (client, call) => {
       const taken = (await client.find('vm', args.name, call)).filter((c) => c.name === args.name);
       if (taken.length) {
-        throw new AppError('invalid_input', `A VM named '${args.name}' already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
-          hint: 'Pick an unused name: duplicate names make later calls by name ambiguous.',
+        throw new AppError('invalid_input', `A VM named ${quoted(args.name)} already exists on target '${target.name}' (${taken.map((c) => `${c.moid} at ${c.path}`).join(', ')}).`, {
+          hint: ownText('Pick an unused name: duplicate names make later calls by name ambiguous.'),
         });
       }
       const out: Array<AffectedObject & { moid: string }> = [];

@@ -11,6 +11,7 @@ import { resolveChangeVm, vmLabel, vmResolution, WouldField, type ChangeArgs, ty
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { powerUndo, resetUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 const PowerInput = z.object({ target: TargetArg, vm: VmArg, ...ChangeCommonArgs });
 
@@ -171,7 +172,7 @@ export const powerOffVm = defineTool({
   },
 });
 
-const guestWaitCancelled = () => new AppError('cancelled', 'Stopped waiting for the guest shutdown; the VM may still be shutting down.', { retryable: true });
+const guestWaitCancelled = () => new AppError('cancelled', ownText('Stopped waiting for the guest shutdown; the VM may still be shutting down.'), { retryable: true });
 
 type GuestResult = { outcome: 'completed' | 'timed_out' | 'unavailable'; waited_seconds: number; reason?: string };
 

@@ -9,6 +9,7 @@ import { TargetsArg } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { compileRe2, EntityNameRegexArg, IsoTimeArg } from './filters.js';
 import { nnum, nstr, readFanOut, readResolution } from './read-common.js';
+import { ownText } from '../../core/own-text.js';
 
 const MAX_MINUTES = 90 * 24 * 60;
 
@@ -64,7 +65,7 @@ function compactEvent(e: EventResult['events'][number]): z.infer<typeof EventRow
 }
 
 const truncHint = (limit: number) =>
-  `More than ${limit} records match: these are the newest ${limit}. Narrow the window or the filters, or raise limit.`;
+  ownText(`More than ${limit} records match: these are the newest ${limit}. Narrow the window or the filters, or raise limit.`);
 
 export const getEvents = defineTool({
   name: 'get_events',

@@ -11,6 +11,7 @@ import { resolveChangeVm, vmLabel, vmResolution, WouldField, type VmChange } fro
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { reconfigureUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 /** The objects the change names, resolved to moids before anything is sent. */
 interface ReconfigureChange extends VmChange {
@@ -76,12 +77,12 @@ export const reconfigureVm = defineTool({
     vm.checks.push(() => {
       if (on && shrinks.length) {
         throw new AppError('invalid_state', `${vmLabel(d.name, d.moid)} is powered on; vSphere cannot remove CPU or memory from a running VM (${shrinks.join(', ')}).`, {
-          hint: 'Power it off first (power_off_vm), then reconfigure.',
+          hint: ownText('Power it off first (power_off_vm), then reconfigure.'),
         });
       }
     });
     if (args.add_disk && !d.controllers.some((c) => SCSI.test(c.type))) {
-      throw new AppError('invalid_input', `${vmLabel(d.name, d.moid)} has no SCSI controller to attach a disk to.`, { hint: 'Add a SCSI controller in vSphere first.' });
+      throw new AppError('invalid_input', `${vmLabel(d.name, d.moid)} has no SCSI controller to attach a disk to.`, { hint: ownText('Add a SCSI controller in vSphere first.') });
     }
     const extra: AffectedObject[] = [];
     const bound: Pick<ReconfigureChange, 'datastore' | 'network'> = {};

@@ -14,6 +14,7 @@ import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { revertUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 /** The disk to detach, bound by device key (and its file, checked again at execution). */
 interface DiskRemoval extends VmChange {
@@ -25,10 +26,10 @@ function findDisk(d: VmDetails, target: string, wanted: string | number) {
   const hits = d.disks.filter((x) => (key !== undefined && x.key === key) || x.label === String(wanted));
   const list = d.disks.map((x) => `'${x.label}' (key ${x.key}, ${x.capacity_gb ?? '?'} GB)`).join(', ') || 'none';
   if (hits.length === 0) {
-    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no disk '${wanted}'.`, { hint: `Its disks: ${list}.` });
+    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no disk ${JSON.stringify(wanted)}.`, { hint: `Its disks: ${list}.` });
   }
   if (hits.length > 1) {
-    throw new AppError('ambiguous_name', `'${wanted}' matches ${hits.length} disks of ${vmLabel(d.name, d.moid)}: ${list}.`, { hint: 'Give the device key.' });
+    throw new AppError('ambiguous_name', `${JSON.stringify(wanted)} matches ${hits.length} disks of ${vmLabel(d.name, d.moid)}: ${list}.`, { hint: ownText('Give the device key.') });
   }
   return hits[0]!;
 }

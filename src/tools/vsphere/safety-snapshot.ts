@@ -6,6 +6,7 @@ import { AppError, toPublicError } from '../../core/errors.js';
 import type { CallContext } from '../define.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
+import { ownText } from '../../core/own-text.js';
 
 export interface SafetySnapshot {
   name: string;
@@ -87,7 +88,7 @@ export async function takeSafetySnapshots(ctx: CallContext, req: SafetyRequest):
     throw new AppError('task_failed',
       `Safety snapshots failed on ${failed.length} of ${req.vms.length} VM(s), so NOTHING was reverted. Failed: ${failed.map((f) => `${f.vm} (${f.moid}): ${f.message}`).join('; ')}. ` +
       `Safety snapshots already taken (left in place): ${taken.length ? taken.map((s) => `${quoted(s.name)} (${s.moid}) on ${s.vm}`).join(', ') : 'none'}.`, {
-        hint: 'Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.',
+        hint: ownText('Fix the failing VMs (or narrow name_regex), delete the listed safety snapshots if you no longer need them, and propose again.'),
         details: { failed, safety_snapshots_taken: taken },
       });
   }
@@ -97,9 +98,9 @@ export async function takeSafetySnapshots(ctx: CallContext, req: SafetyRequest):
 /** A failed safety snapshot stops the change; the error says the change never ran. */
 function stopped(err: unknown, vm: SnapshotVm, change: string): never {
   const e = toPublicError(err);
-  throw new AppError(e.code, `The safety snapshot of VM '${vm.name}' (${vm.moid}) on target '${vm.target}' failed, so the ${change} was NOT run: ${e.message}`, {
+  throw new AppError(e.code, `The safety snapshot of VM ${JSON.stringify(vm.name)} (${vm.moid}) on target '${vm.target}' failed, so the ${change} was NOT run: ${e.message}`, {
     retryable: e.retryable,
-    hint: 'Fix the cause (the VM must allow snapshots) and propose again, or turn auto_snapshot_before_destroy off for this target if you accept no undo.',
+    hint: ownText('Fix the cause (the VM must allow snapshots) and propose again, or turn auto_snapshot_before_destroy off for this target if you accept no undo.'),
     details: { ...(e.details ?? {}), vm: vm.name, moid: vm.moid, step: 'safety_snapshot' },
     cause: err,
   });

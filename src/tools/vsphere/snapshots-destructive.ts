@@ -14,6 +14,7 @@ import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { goneUndo, revertUndo } from './undo-rules.js';
+import { ownText } from '../../core/own-text.js';
 
 type FlatSnapshot = ReturnType<typeof flattenSnapshots>[number];
 
@@ -23,14 +24,14 @@ export function findSnapshot(d: VmDetails, target: string, wanted: string): Flat
   const byMoid = flat.filter((s) => s.moid === wanted);
   const hits = byMoid.length ? byMoid : flat.filter((s) => s.name === wanted || s.path === wanted);
   if (hits.length === 0) {
-    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no snapshot named or with moid '${wanted}'.`, {
-      hint: flat.length ? `Its snapshots: ${flat.map((s) => `${s.path} (${s.moid})`).join(', ')}.` : 'The VM has no snapshots.',
+    throw new AppError('not_found', `${vmLabel(d.name, d.moid)} on target '${target}' has no snapshot named or with moid ${quoted(wanted)}.`, {
+      hint: flat.length ? `Its snapshots: ${flat.map((s) => `${quoted(s.path)} (${s.moid})`).join(', ')}.` : ownText('The VM has no snapshots.'),
       details: { vm: d.name, moid: d.moid, snapshots: flat.map((s) => ({ name: s.name, moid: s.moid, path: s.path })) },
     });
   }
   if (hits.length > 1) {
-    throw new AppError('ambiguous_name', `${hits.length} snapshots of ${vmLabel(d.name, d.moid)} are named '${wanted}': ${hits.map((s) => `${s.moid} (${s.path}, ${s.created_at ?? 'unknown time'})`).join(', ')}`, {
-      hint: 'Call again with the moid of the snapshot you mean.',
+    throw new AppError('ambiguous_name', `${hits.length} snapshots of ${vmLabel(d.name, d.moid)} are named ${quoted(wanted)}: ${hits.map((s) => `${s.moid} (${quoted(s.path)}, ${s.created_at ?? 'unknown time'})`).join(', ')}`, {
+      hint: ownText('Call again with the moid of the snapshot you mean.'),
       details: { candidates: hits.map((s) => ({ name: s.name, moid: s.moid, path: s.path, created_at: s.created_at })) },
     });
   }

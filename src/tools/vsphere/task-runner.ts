@@ -6,10 +6,11 @@ import type { TargetPool } from '../../vsphere/target-pool.js';
 import { AppError } from '../../core/errors.js';
 import type { CallContext } from '../define.js';
 import type { ToolServices } from '../services.js';
+import { ownText } from '../../core/own-text.js';
 
 export function pool(ctx: { services: ToolServices }): TargetPool {
   const p = ctx.services.ext.vsphere;
-  if (!p) throw new AppError('invalid_input', 'No vSphere targets are configured.', { hint: 'Set TARGETS_FILE to a targets.yaml.' });
+  if (!p) throw new AppError('invalid_input', ownText('No vSphere targets are configured.'), { hint: ownText('Set TARGETS_FILE to a targets.yaml.') });
   return p;
 }
 

@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.js';
 import type { MutatingCatalog } from '../../core/catalog.js';
 import { defineTool, type CallContext, type Resolution } from '../define.js';
 import { siteTarget, WouldOut, zertoOf } from './zerto-common.js';
+import { ownText } from '../../core/own-text.js';
 
 const EntryOut = z.object({
   tool: z.string(),
@@ -33,7 +34,7 @@ const VmArgPath = z
 
 function catalogOf(ctx: { services: CallContext['services'] }): MutatingCatalog {
   const c = ctx.services.ext.catalog;
-  if (!c) throw new AppError('internal', 'The mutating catalog is not available in this server.');
+  if (!c) throw new AppError('internal', ownText('The mutating catalog is not available in this server.'));
   return c;
 }
 

@@ -19,6 +19,7 @@ import type { ToolOutcome } from '../pipeline-call.js';
 import { UNTRUSTED_META_KEY, type UntrustedMark } from '../untrusted.js';
 import { dryRunGuard, executeGuard, resolveGuard, type GuardArgs, type GuardLookup, type GuardResult } from './guard-tool.js';
 import type { Carried } from './zerto-common.js';
+import { ownText } from '../../core/own-text.js';
 
 const NAME = 'zerto_guard_hook';
 
@@ -87,8 +88,8 @@ function parseInput(text: string): Record<string, unknown> {
     parsed = undefined;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new AppError('invalid_input', 'tool_input is a string that is not the JSON of an object, so the guard cannot read the VM it names.', {
-      hint: 'In the hook\'s input, pass "tool_input": "${tool_input}" (Claude Code substitutes the call\'s arguments).',
+    throw new AppError('invalid_input', ownText('tool_input is a string that is not the JSON of an object, so the guard cannot read the VM it names.'), {
+      hint: ownText('In the hook\'s input, pass "tool_input": "${tool_input}" (Claude Code substitutes the call\'s arguments).'),
     });
   }
   return parsed as Record<string, unknown>;

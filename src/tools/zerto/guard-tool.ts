@@ -18,6 +18,7 @@ import {
   AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, type Carried,
 } from './zerto-common.js';
+import { ownText } from '../../core/own-text.js';
 
 export interface GuardLookup {
   entry?: ListedCatalogEntry;
@@ -146,7 +147,7 @@ export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLoo
     const first = toPublicError(failed[0]!.err);
     throw new AppError(first.code, `The guard could not pin a checkpoint for every VM, so do not call '${args.tool}': ${failed.map((f) => `${f.vm}: ${toPublicError(f.err).message}`).join('; ')}.`, {
       retryable: first.retryable,
-      hint: 'Retry with the same change_id: checkpoints already pinned are reused, not duplicated.',
+      hint: ownText('Retry with the same change_id: checkpoints already pinned are reused, not duplicated.'),
       details: { change_id: changeId, pinned: pinned.map((p) => ({ vm: p.found.vm.name, tag: p.tag, checkpoints: p.checkpoints })), failed: failed.map((f) => f.vm) },
     });
   }
@@ -184,7 +185,7 @@ async function lookUpAll(ctx: CallContext, names: string[], vmArg: string): Prom
     const first = failures[0]!;
     if (!(first.err instanceof AppError)) throw first.err;
     const e = first.err;
-    throw new AppError(e.code, names.length > 1 ? `${vmArg} '${first.vm}': ${e.message}` : e.message, {
+    throw new AppError(e.code, names.length > 1 ? `${vmArg} ${JSON.stringify(first.vm)}: ${e.message}` : e.message, {
       retryable: e.retryable,
       ...(e.hint ? { hint: e.hint } : {}),
       details: { ...(e.details ?? {}), vm: first.vm, vm_arg: vmArg, ...(failures.length > 1 ? { other_failures: failures.slice(1).map((f) => ({ vm: f.vm, ...pick(toPublicError(f.err)) })) } : {}) },

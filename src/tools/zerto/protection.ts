@@ -4,6 +4,7 @@
 import { AppError, isAppError, toPublicError, type PublicError } from '../../core/errors.js';
 import { findProtection, type FoundProtection, type ProtectingVpg } from '../../zerto/index.js';
 import type { ZertoServices, ZertoSite } from './services.js';
+import { ownText } from '../../core/own-text.js';
 
 export interface ProtectionLookup {
   /** VM name, guest FQDN/short hostname/IP, or VmIdentifier. */
@@ -31,8 +32,8 @@ export function sitesFor(zerto: ZertoServices, lookup: Pick<ProtectionLookup, 't
   if (lookup.site) {
     const s = zerto.sites.find((x) => x.config.name === lookup.site);
     if (!s) {
-      throw new AppError('not_found', `No Zerto site named '${lookup.site}' is configured.`, {
-        hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+      throw new AppError('not_found', `No Zerto site named ${JSON.stringify(lookup.site)} is configured.`, {
+        hint: ownText(`Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`),
       });
     }
     return [s];
@@ -82,7 +83,7 @@ export async function findProtectionAnywhere(zerto: ZertoServices, lookup: Prote
   if (found.length > 0 && silent.length > 0) {
     throw new AppError('protection_unknown', `Zerto site(s) ${silent.map((e) => `'${e.site}' (${e.error.message})`).join(', ')} could not be asked about '${lookup.query}', so the answer from ${found.map((f) => `'${f.site}'`).join(', ')} may be incomplete.`, {
       retryable: true,
-      hint: 'Retry when every site answers, or name the site (site=...) if you know which one protects the VM.',
+      hint: ownText('Retry when every site answers, or name the site (site=...) if you know which one protects the VM.'),
       details: { sites: other },
     });
   }
@@ -91,7 +92,7 @@ export async function findProtectionAnywhere(zerto: ZertoServices, lookup: Prote
     const ids = new Set(found.map((f) => f.found.vm.vm_identifier));
     if (ids.size > 1) {
       throw new AppError('ambiguous_name', `'${lookup.query}' matches ${ids.size} protected VMs at different Zerto sites.`, {
-        hint: 'Pass the VmIdentifier, or name the site.',
+        hint: ownText('Pass the VmIdentifier, or name the site.'),
         details: { candidates: found.map((f) => ({ site: f.site, vm: f.found.vm.name, vm_identifier: f.found.vm.vm_identifier })) },
       });
     }
@@ -106,7 +107,7 @@ export async function findProtectionAnywhere(zerto: ZertoServices, lookup: Prote
   const exists = errors.find((e) => e.error.code === 'not_protected' && e.error.details?.vsphere_checked !== false);
   const missing = errors.find((e) => e.error.code === 'not_found');
   const pick = ambiguous ?? hard ?? exists ?? missing ?? errors.find((e) => e.error.code === 'not_protected') ?? errors[0];
-  if (!pick) throw new AppError('not_protected', 'No Zerto site is configured to ask.');
+  if (!pick) throw new AppError('not_protected', ownText('No Zerto site is configured to ask.'));
   throw new AppError(pick.error.code, errors.length > 1 ? `${pick.error.message} (asked ${errors.map((e) => e.site).join(', ')})` : pick.error.message, {
     retryable: pick.error.retryable,
     ...(pick.error.hint ? { hint: pick.error.hint } : {}),

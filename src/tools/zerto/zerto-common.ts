@@ -9,18 +9,19 @@ import type { AffectedObject, CallContext, Resolution, TargetRef } from '../defi
 import type { ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
 import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
+import { ownText } from '../../core/own-text.js';
 
 export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
   const z = ctx.services.ext.zerto;
-  if (!z) throw new AppError('invalid_input', 'No Zerto site is configured.', { hint: 'Set ZERTO_REWIND_CONFIG to a config.json with at least one site.' });
+  if (!z) throw new AppError('invalid_input', ownText('No Zerto site is configured.'), { hint: ownText('Set ZERTO_REWIND_CONFIG to a config.json with at least one site.') });
   return z;
 }
 
 export function siteOf(zerto: ZertoServices, name: string): ZertoSite {
   const s = siteNamed(zerto, name);
   if (!s) {
-    throw new AppError('not_found', `No Zerto site named '${name}' is configured.`, {
-      hint: `Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`,
+    throw new AppError('not_found', `No Zerto site named ${JSON.stringify(name)} is configured.`, {
+      hint: ownText(`Configured sites: ${zerto.sites.map((x) => x.config.name).join(', ')}.`),
     });
   }
   return s;

@@ -5,6 +5,7 @@
 
 import { AppError } from '../../core/errors.js';
 import type { ParsedFault } from './xml.js';
+import { ownText } from '../../core/own-text.js';
 
 /** Who we were talking to, for messages and hints. */
 export interface FaultContext {
@@ -29,8 +30,8 @@ const INVALID_STATE = new Set([
 ]);
 
 export function credentialHint(prefix: string | undefined, target: string): string {
-  if (!prefix) return `Check the credentials configured for vSphere target '${target}'.`;
-  return `Check ${prefix}_USER and ${prefix}_PASSWORD in the server's environment for target '${target}'.`;
+  if (!prefix) return ownText(`Check the credentials configured for vSphere target '${target}'.`);
+  return ownText(`Check ${prefix}_USER and ${prefix}_PASSWORD in the server's environment for target '${target}'.`);
 }
 
 export function faultToAppError(fault: ParsedFault, ctx: FaultContext): AppError {
@@ -49,19 +50,19 @@ export function faultToAppError(fault: ParsedFault, ctx: FaultContext): AppError
     return new AppError('auth_failed', `${where} says the session is not authenticated: ${text}`, {
       details,
       retryable: true,
-      hint: 'The session expired and logging in again did not help; retry, then check the account.',
+      hint: ownText('The session expired and logging in again did not help; retry, then check the account.'),
     });
   }
   if (NOT_FOUND.has(name)) {
     return new AppError('not_found', `${where}: ${text}`, {
       details,
-      hint: 'The object may have been deleted or the moid belongs to another target; list it again.',
+      hint: ownText('The object may have been deleted or the moid belongs to another target; list it again.'),
     });
   }
   if (INVALID_STATE.has(name)) {
     return new AppError('invalid_state', `${where}: ${name}: ${text}`, {
       details,
-      hint: 'The object is not in a state that allows this operation; read its state and retry.',
+      hint: ownText('The object is not in a state that allows this operation; read its state and retry.'),
     });
   }
   if (name === 'MethodNotFound') {
@@ -113,7 +114,7 @@ export function transportToAppError(err: unknown, ctx: FaultContext, why: 'timeo
     return new AppError('timeout', `${where} did not answer ${ctx.method ?? 'the call'} in time`, {
       details,
       cause: err,
-      hint: 'vCenter is slow or hung; try again later or narrow the request.',
+      hint: ownText('vCenter is slow or hung; try again later or narrow the request.'),
     });
   }
   if (why === 'aborted') {
@@ -125,13 +126,13 @@ export function transportToAppError(err: unknown, ctx: FaultContext, why: 'timeo
       details: { ...details, tls: code },
       retryable: false,
       cause: err,
-      hint: "Set the target's ca_file to the CA that signed vCenter's certificate (or insecure: true for a lab).",
+      hint: ownText("Set the target's ca_file to the CA that signed vCenter's certificate (or insecure: true for a lab)."),
     });
   }
   const reason = code ?? (err instanceof Error ? err.message : 'connection failed');
   return new AppError('unreachable', `${where} is unreachable: ${reason}`, {
     details: CONNECT_CODES.has(code ?? '') ? { ...details, errno: code } : details,
     cause: err,
-    hint: 'Check the host and port in targets.yaml and that vCenter is up.',
+    hint: ownText('Check the host and port in targets.yaml and that vCenter is up.'),
   });
 }

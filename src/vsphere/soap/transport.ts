@@ -19,6 +19,7 @@ export interface BodyReader<T> {
 }
 
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { ownText } from '../../core/own-text.js';
 
 export { silentLogger, type Logger };
 
@@ -115,9 +116,9 @@ export class HttpSoapTransport {
       try {
         ca = readFileSync(opts.caFile, 'utf8');
       } catch (err) {
-        throw new AppError('config_invalid', `vSphere target '${opts.target}': cannot read ca_file ${opts.caFile}`, {
+        throw new AppError('config_invalid', ownText(`vSphere target '${opts.target}': cannot read ca_file ${opts.caFile}`), {
           cause: err,
-          hint: 'Point ca_file at a readable PEM file with the CA that signed vCenter’s certificate.',
+          hint: ownText('Point ca_file at a readable PEM file with the CA that signed vCenter’s certificate.'),
         });
       }
     }

@@ -207,7 +207,7 @@ describe('remote and public-cloud VPGs', () => {
     const before = mark(h);
     const cp = errorOf(await h.call('zerto_create_tagged_checkpoint', { vm: 'az-web-01', action: 'edit', change_id: 'az-1' }));
     expect(cp.code).toBe('checkpoint_failed');
-    expect(cp.message).toMatch(/Zerto refused the tagged checkpoint on VPG 'vpg-azure-web'.*public cloud/);
+    expect(cp.message).toMatch(/Zerto refused the tagged checkpoint on VPG "vpg-azure-web".*public cloud/);
     expect(callsSince(h, before, 'zvm:lab-zca-azure', POST_CHECKPOINT)).toHaveLength(1);
     expect(allTagged(h, 'lab-zca-azure')).toHaveLength(0);
 
