@@ -46,9 +46,11 @@ const cloneTasks = () => h.lab.vcenters.get('lab-vc1')!.model.tasks().filter((t)
 
 describe('a change past the call bound', () => {
   it('answers running with the clone task, get_change follows it to executed, one outcome line', async () => {
-    const started = Date.now();
+    const finishedClones = () => cloneTasks().filter((t) => t.state === 'success').length;
+    const finishedBefore = finishedClones();
     const first = await shortCall('clone_vm', { target: 'lab-vc1', vm: 'web-01', name: 'long-clone-1' });
-    expect(Date.now() - started).toBeLessThan(CLONE_MS);
+    // The call answered before the clone ended (read off the lab, not a wall clock a loaded machine stretches).
+    expect(finishedClones()).toBe(finishedBefore);
     expect(first).toMatchObject({ state: 'running', poll_after: expect.any(Number) });
     const id = first.change_id as string;
     expect(first.audit_id).toBe(id);
