@@ -7,12 +7,10 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import { writeNewFileUnder } from '../core/safe-write.js';
 import type { ZvmClient } from './client.js';
-import type { FlrSessionRegistry } from './flr-sessions.js';
 import type { UnmountReport } from './flr-unmount.js';
 import { findProtection, type FoundProtection } from './find-protection.js';
 import type { CheckpointQuery } from './flr-checkpoint.js';
-import { withFlrMount, type RecoverProgress } from './flr-mount.js';
-import type { SiteClientLookup } from './flr-site.js';
+import { withFlrMount, type FlrMountArgs } from './flr-mount.js';
 import { parseGuestPath } from './guest-path.js';
 import type { Checkpoint } from './schemas.js';
 import type { VmLocator } from './vm-locator.js';
@@ -21,7 +19,10 @@ import { ownText } from '../core/own-text.js';
 
 export type { RecoverProgress } from './flr-mount.js';
 
-export interface RecoverFileArgs {
+/** How the checkpoint is mounted: the same options as every FLR mount (flr-mount.ts). */
+type MountOptions = Pick<FlrMountArgs, 'recoverySite' | 'sessionRegistry' | 'signal' | 'onProgress' | 'onMounted' | 'mountTimeoutMs' | 'pollMs'>;
+
+export interface RecoverFileArgs extends MountOptions {
   /** VM name, guest hostname or VmIdentifier (resolved with findProtection) ... */
   vm?: string;
   /** ... or an already resolved protection (the tool layer resolved it at proposal time). */
@@ -47,16 +48,6 @@ export interface RecoverFileArgs {
   partition?: string;
   restoreDir: string;
   locator?: VmLocator;
-  /** The configured ZVM of a VPG's recovery site, tried when the first ZVM refuses to mount. */
-  recoverySite?: SiteClientLookup;
-  sessionRegistry?: FlrSessionRegistry;
-  signal?: AbortSignal;
-  onProgress?: (p: RecoverProgress) => void;
-  /** Told the mounted session, so whoever follows the restore can name it (and a cancel unmount it). */
-  onMounted?: (site: string, sessionId: string) => void;
-  /** Bound for the mount (and for waiting on a status word this server does not know). Default 300 s. */
-  mountTimeoutMs?: number;
-  pollMs?: number;
   /** Text up to this size is returned inline. Default 64 KiB. */
   inlineLimitBytes?: number;
   /** Downloads larger than this are refused. Default 1 GiB. */
