@@ -60,7 +60,7 @@ async function pin(vm: string, vpgs: string[], change: string): Promise<PinnedPo
   return { id: cp.checkpoint_id, time: cp.timestamp, tag: res.tag };
 }
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, ms = 25_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error('condition not met in time');
