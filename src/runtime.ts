@@ -15,6 +15,7 @@ import { buildServer, type BuiltServer, type ServerDeps } from './server.js';
 import { toolListChanges } from './mcp/server-identity.js';
 import { ALL_TOOLS } from './tools/all-tools.js';
 import type { AnyTool } from './tools/define.js';
+import { surfaceOf } from './tools/toolsets.js';
 import { seedSchemas } from './tools/registry.js';
 import { PRECOMPUTED_SCHEMAS } from './tools/precomputed-schemas.js';
 import type { Logger } from './core/logger.js';
@@ -169,7 +170,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const stopCleanup = new AbortController();
   const cleanedUp = zerto ? cleanUpAfterEarlierRun(zerto, central?.audit ?? audit, started.closed, logger, stopCleanup.signal) : Promise.resolve();
   const builtIn: CatalogEntry[] = [
-    ...tools.filter((t) => t.surface === 'vsphere' && t.category !== 'read' && t.guard !== false)
+    ...tools.filter((t) => surfaceOf(t) === 'vsphere' && t.category !== 'read' && t.guard !== false)
       .map((t) => ({ tool: t.name, vm_arg: (t.guard && t.guard.vmArg) || 'vm', platform: 'any' as const, note: 'this server\'s own vSphere change; guarded implicitly' })),
     ...(opts.extraBuiltInCatalog ?? []),
   ];

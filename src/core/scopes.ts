@@ -12,8 +12,8 @@ export const SCOPES = ['vsphere:read', 'vsphere:change', 'vsphere:destructive', 
 export type Scope = (typeof SCOPES)[number];
 
 interface ToolShape {
-  name: string;
   category: 'read' | 'mutate' | 'destructive';
+  /** The surface of the tool's toolset (tools/toolsets.ts). */
   surface: string;
 }
 

@@ -37,7 +37,6 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     description:
       'LAB ONLY. Writes a text file into a simulated guest (stands in for ssh/winrm); guarded like any change.',
     category: 'mutate',
-    surface: 'lab',
     toolset: 'lab',
     idempotent: true,
     input: z.object({
@@ -72,7 +71,6 @@ export function labTools(guests: GuestFileSystems): AnyTool[] {
     title: 'Read a file from a lab guest',
     description: 'LAB ONLY. Reads a text file from a simulated guest as it is now, to see a change and its recovery.',
     category: 'read',
-    surface: 'lab',
     toolset: 'lab',
     idempotent: true,
     input: z.object({

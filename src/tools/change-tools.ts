@@ -104,7 +104,6 @@ export const getChange = defineTool({
   title: 'Follow a change',
   description: 'State, progress, outcome and checkpoint of a change that answered running; waits up to wait_seconds for its end.',
   category: 'read',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
   input: z.object({
@@ -130,7 +129,6 @@ export const cancelChange = defineTool({
   title: 'Stop a change',
   description: 'Stops a running change (vSphere CancelTask, FLR unmount), or says why it cannot.',
   category: 'mutate',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
   guard: false,

@@ -18,14 +18,7 @@ import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
 import type { ToolOutcome } from './pipeline-call.js';
 import type { BeforeState, UndoItem } from '../core/undo-item.js';
 import type { GuestPathTouched } from '../downstream/guest-paths.js';
-
-/** Which configuration exposes the tool (registry.ts gates on it; no per-tool switch). */
-export type Surface = 'vsphere' | 'zerto' | 'lifecycle' | 'lab' | 'downstream';
-
-/** The group TOOLSETS / --toolsets turns on or off as a whole (tools/toolsets.ts reads it). */
-export type Toolset =
-  | 'vsphere_read' | 'vsphere_infra' | 'vsphere_monitor' | 'vsphere_change' | 'vsphere_destructive'
-  | 'zerto' | 'zerto_catalog' | 'flr' | 'lifecycle' | 'lab' | 'downstream' | 'hooks';
+import type { Toolset } from './toolsets.js';
 
 export interface TargetRef {
   name: string;
@@ -178,7 +171,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   title: string;
   description: string;
   category: Category;
-  surface: Surface;
+  /** Its set in tools/toolsets.ts TOOLSETS, which also says which configuration exposes it. */
   toolset: Toolset;
   idempotent: boolean;
   /** Talks to systems beyond the configured ones (never true here; kept explicit). */

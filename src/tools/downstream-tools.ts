@@ -81,7 +81,6 @@ export function downstreamDeclaration(x: ExportedTool, opts: DeclarationOptions 
     title: text.title,
     description: text.description,
     category: readOnly ? 'read' : 'mutate',
-    surface: 'downstream',
     toolset: 'downstream',
     idempotent: tool.annotations?.idempotentHint ?? false,
     openWorld: tool.annotations?.openWorldHint ?? true,
@@ -280,7 +279,6 @@ export function listDownstreamTool(manager: DownstreamManager): AnyTool {
       'tools left out, and tools changed since first seen (held until the operator accepts). ' +
       'Their tools are <server>__<tool>, run through policy, guard and audit.',
     category: 'read',
-    surface: 'downstream',
     toolset: 'downstream',
     idempotent: true,
     input: z.object({}),

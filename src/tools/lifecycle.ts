@@ -25,7 +25,6 @@ export const confirmAction = defineTool({
   description:
     'Executes a pending proposal by its token within its TTL: policy again, the Zerto checkpoint, then the change. Only for approval: single; a proposal policy gives to a person is refused (ask the user).',
   category: 'mutate',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: false,
   // It is the call that actually deletes, reverts or restores: clients that prompt on
@@ -62,7 +61,6 @@ export const cancelAction = defineTool({
   title: 'Cancel a pending proposal',
   description: 'Cancels a pending two-phase proposal by its token. Nothing runs; the cancellation is audited.',
   category: 'mutate',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
   input: z.object({ token: TokenArg }),
@@ -102,7 +100,6 @@ export const listPendingActions = defineTool({
   description:
     'Lists two-phase proposals, a page at a time: open ones first (soonest expiry first), then recently finished ones with their outcome (no full results). Tokens are not listed.',
   category: 'read',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: true,
   input: z.object({

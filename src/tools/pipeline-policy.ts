@@ -6,9 +6,9 @@ import { AppError, toPublicError } from '../core/errors.js';
 import { decide, type PolicyDecision } from '../core/policy-engine.js';
 import { EMPTY_POLICY } from '../config/policy-file.js';
 import { policyObjects, type TargetRef } from './define.js';
-import { requiredScope } from '../core/scopes.js';
 import { changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
 import { ownText, ownTextFrom } from '../core/own-text.js';
+import { scopeOf } from './tool-scope.js';
 
 export const policy: Step = {
   name: 'policy',
@@ -147,7 +147,7 @@ async function policyForChange(call: Call) {
 function missingScope(call: Call) {
   const p = call.ctx.principal;
   if (!p) return undefined;
-  const need = requiredScope(call.tool);
+  const need = scopeOf(call.tool);
   if (p.scopes.includes(need)) return undefined;
   const reason = `${call.tool.name} needs the OAuth scope ${need}; the token of ${p.identity} has ${p.scopes.join(' ') || 'none'}`;
   const error = new AppError('policy_denied', reason, { hint: ownText(`Sign in again asking for the ${need} scope (the identity provider must grant it to this user).`), details: { rule: 'scope', override_would_help: false } });

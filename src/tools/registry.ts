@@ -2,14 +2,14 @@
 // destructive tools only with ENABLE_DESTRUCTIVE=true (structurally absent otherwise), the
 // lifecycle tools whenever any two-phase tool is registered, get_change and cancel_change whenever
 // any change is, vendor tools when their vendor is
-// configured (from the tool's `surface`). Also derives the advertised schemas.
+// configured (the surface of the tool's toolset, tools/toolsets.ts). Also derives the advertised schemas.
 import { z } from 'zod';
-import { annotationsOf, isGuarded, isTwoPhase, type AnyTool, type Surface } from './define.js';
+import { annotationsOf, isGuarded, isTwoPhase, type AnyTool } from './define.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { CHANGE_TOOLS } from './change-tool-list.js';
 import { ProposalSchema } from './proposal.js';
 import { portableSchema } from './portable-schema.js';
-import { inSelection, parseToolsets, toolsetProblem } from './toolsets.js';
+import { inSelection, parseToolsets, surfaceOf, toolsetProblem, type Surface } from './toolsets.js';
 import type { ToolServices } from './services.js';
 
 export interface RegistryOptions {
@@ -39,7 +39,7 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
     if (lifecycle.has(t)) return false;
     if (!inSelection(t, selection)) return false;
     if (t.category === 'destructive' && !opts.enableDestructive) return false;
-    return SURFACE_CONFIGURED[t.surface](services);
+    return SURFACE_CONFIGURED[surfaceOf(t)](services);
   });
   const names = new Set<string>();
   for (const t of chosen) {

@@ -4,6 +4,7 @@
 // a client steps up instead of getting a tool error; the pipeline checks the same scope again.
 import { requiredScope, type Scope } from '../core/scopes.js';
 import type { AnyTool } from './define.js';
+import { surfaceOf } from './toolsets.js';
 
 export type ScopeOfTool = (name: string) => Scope | undefined;
 
@@ -14,6 +15,11 @@ export function scopeOfToolCall(own: readonly AnyTool[], dynamic?: () => readonl
     if (name === 'confirm_action' || name === 'cancel_action') return 'vsphere:change';
     const tool = byName.get(name) ?? dynamic?.().find((t) => t.name === name);
     // Unknown (a downstream not up yet, a typo): left to the server, which refuses or waits.
-    return tool ? requiredScope(tool) : undefined;
+    return tool ? scopeOf(tool) : undefined;
   };
+}
+
+/** The scope a call of this tool needs, from its category and its toolset's surface. */
+export function scopeOf(tool: AnyTool): Scope {
+  return requiredScope({ category: tool.category, surface: surfaceOf(tool) });
 }

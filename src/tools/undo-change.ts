@@ -245,7 +245,6 @@ export const undoChange = defineTool({
   title: 'Undo a change',
   description: 'Proposes undoing a change item by item; confirmed, runs it checkpointed first. Called again: retries what failed.',
   category: 'mutate',
-  surface: 'lifecycle',
   toolset: 'lifecycle',
   idempotent: false,
   twoPhase: true,

@@ -1,11 +1,14 @@
 // Contract checks over every declared tool: schema snapshots (one file per tool; under CI=true a
 // missing or stale snapshot fails, since vitest writes none there; refresh with
-// `npx vitest run test/contract -u`), the README tool table, names and annotations.
+// `npx vitest run test/contract -u`), the README tool reference, toolsets, names and annotations.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 import { listed } from '../../src/tools/registry.js';
-import { TOOLS_END, TOOLS_START, toolTable } from '../../src/tools/tool-docs.js';
+import { TOOLS_END, TOOLS_START, toolReference } from '../../src/tools/tool-docs.js';
+import { TOOLSETS, toolsetOf } from '../../src/tools/toolsets.js';
+import { labTools } from '../../src/lab/lab-tools.js';
+import { GuestFileSystems } from '../../src/lab/guest-files.js';
 import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
 import { silentLogger } from '../support/harness.js';
@@ -26,9 +29,12 @@ describe('tool declarations', () => {
     expect(files).toEqual([...ALL_TOOLS.map((t) => t.name), 'list_downstream'].sort());
   });
 
-  it('every tool names its toolset', () => {
-    const toolsets = ['vsphere_read', 'vsphere_infra', 'vsphere_monitor', 'vsphere_change', 'vsphere_destructive', 'zerto', 'zerto_catalog', 'flr', 'lifecycle', 'lab', 'downstream', 'hooks'];
-    for (const t of ALL_TOOLS) expect(toolsets, t.name).toContain(t.toolset);
+  it('every toolset in TOOLSETS holds a declared tool (the lab\'s and the gateway\'s list_downstream included)', () => {
+    const declared = [...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology()), listDownstreamTool(new DownstreamManager([], { logger: silentLogger, taken: new Set() }))];
+    const used = new Set(declared.map((t) => t.toolset));
+    expect(TOOLSETS.map((t) => t.id).filter((id) => !used.has(id))).toEqual([]);
+    // Discovery is in every selection, whatever its declaration names.
+    expect(toolsetOf(declared.find((t) => t.name === 'list_targets')!)).toBe('discovery');
   });
 
   it('names are unique and valid MCP tool names', () => {
@@ -44,11 +50,11 @@ describe('tool declarations', () => {
     }
   });
 
-  it('the README tool table is generated from the declarations (run npm run docs:tools)', () => {
+  it('the README tool reference is generated from the declarations and TOOLSETS (run npm run docs:tools)', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const start = readme.indexOf(TOOLS_START);
     const end = readme.indexOf(TOOLS_END);
     expect(start).toBeGreaterThan(-1);
-    expect(readme.slice(start + TOOLS_START.length, end).trim()).toBe(toolTable(ALL_TOOLS).trim());
+    expect(readme.slice(start + TOOLS_START.length, end).trim()).toBe(toolReference([...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())]).trim());
   });
 });

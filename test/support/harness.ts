@@ -62,7 +62,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const auditPath = join(dir, 'audit.jsonl');
   const policyPath = join(dir, 'policy.yaml');
   if (opts.policyYaml !== undefined) writeFileSync(policyPath, opts.policyYaml);
-  const env = { AUDIT_LOG_PATH: auditPath, ...(opts.env ?? {}) };
+  // Every set: the test-only tools are in `lab`, which the default does not serve.
+  const env = { AUDIT_LOG_PATH: auditPath, TOOLSETS: 'all', ...(opts.env ?? {}) };
   const { settings } = readSettings(env);
   settings.auditLogPath = auditPath;
   const secrets = opts.secrets ?? envSecretSource(env);

@@ -1,6 +1,7 @@
 // Test-only tools declared through the same API as the real ones, so the pipeline, two-phase
 // flow and gating are tested independently of any vendor. They act on an in-memory "inventory"
-// that the test inspects: that record is the simulator's state for these tests.
+// that the test inspects: that record is the simulator's state for these tests. Their toolset is
+// `lab`, whose surface needs no vendor configured (the harness serves it: TOOLSETS=all).
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../../src/tools/define.js';
 import { AppError } from '../../src/core/errors.js';
@@ -42,8 +43,7 @@ export function testTools(inv: FakeInventory): AnyTool[] {
     title: 'Test delete',
     description: 'Test-only destructive tool.',
     category: 'destructive',
-    surface: 'lab',
-    toolset: 'vsphere_destructive',
+    toolset: 'lab',
     idempotent: false,
     input: z.object({ target: TargetArg, vm: VmArg, override: OverrideArg }),
     output: z.object({ deleted_vm: z.string(), moid: z.string() }),
@@ -63,8 +63,7 @@ export function testTools(inv: FakeInventory): AnyTool[] {
     title: 'Test reconfigure',
     description: 'Test-only mutating tool.',
     category: 'mutate',
-    surface: 'lab',
-    toolset: 'vsphere_change',
+    toolset: 'lab',
     idempotent: true,
     input: z.object({ target: TargetArg, vm: VmArg, cpus: z.number().int().min(1).max(64), override: OverrideArg }),
     output: z.object({ vm: z.string(), cpus: z.number() }),
@@ -81,8 +80,7 @@ export function testTools(inv: FakeInventory): AnyTool[] {
     title: 'Test read',
     description: 'Test-only read tool.',
     category: 'read',
-    surface: 'lab',
-    toolset: 'vsphere_read',
+    toolset: 'lab',
     idempotent: true,
     input: z.object({}),
     output: z.object({ count: z.number() }),

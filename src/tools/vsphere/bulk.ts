@@ -150,7 +150,6 @@ export const bulkVmAction = defineTool({
   description:
     'Runs delete_vm, delete_all_snapshots or revert_to_current_snapshot on every VM of one target whose name matches an RE2 regex (optionally in a folder). More matches than max_bulk_objects is denied. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   // Only the revert discards state; deletes would delete a safety snapshot with the VM or the others.

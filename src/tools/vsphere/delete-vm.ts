@@ -62,7 +62,6 @@ export const deleteVm = defineTool({
   description:
     'PERMANENTLY deletes one powered-off VM with its disks and snapshots; no safety snapshot is possible. Ghost records (orphaned, inaccessible, invalid) need unregister_vm. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
@@ -112,7 +111,6 @@ export const unregisterVm = defineTool({
   description:
     'Removes one powered-off VM from the inventory and LEAVES ITS FILES (re-register from the .vmx). Clears orphaned, inaccessible or invalid records. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,

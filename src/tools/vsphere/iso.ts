@@ -46,7 +46,6 @@ export const mountIso = defineTool({
   description:
     "Mounts a datastore ISO ('[datastore] path/file.iso') on the VM's first CD-ROM and connects it, replacing any mounted ISO.",
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
@@ -89,7 +88,6 @@ export const unmountIso = defineTool({
   title: 'Unmount the ISO from a VM',
   description: "Ejects the ISO from the VM's first CD-ROM (the drive stays). Nothing mounted: reported unchanged.",
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,

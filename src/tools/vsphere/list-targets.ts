@@ -37,7 +37,6 @@ export const listTargets = defineTool({
   description:
     'Lists the configured vCenter/ESXi targets (the names `target` takes): host, tags, dry_run and, after a bounded login, connected, api_version, product, last_error, reachability (a down target fails fast until back). Call this first.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({}),

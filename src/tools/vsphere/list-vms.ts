@@ -89,7 +89,6 @@ export const listVms = defineTool({
   description:
     "Lists VMs and templates per target, sorted by name: power and connection state, created, guest OS, CPU/memory, IP, host, cluster, folder, resource pool. Filters combine (AND). get_vm_details adds one VM's disks, NICs and snapshots.",
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: Input,

@@ -53,7 +53,6 @@ export const migrateVm = defineTool({
   description:
     'Moves one VM to another host (vMotion) and/or datastore (storage vMotion) within one target.',
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,
@@ -126,7 +125,6 @@ export const cloneVm = defineTool({
   description:
     "Clones one VM to a new, unused name on the same target; by default into the source's folder, host, pool and datastore, powered off. Returns the new moid.",
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,

@@ -49,7 +49,6 @@ function simplePowerTool(s: SimplePower) {
     title: s.title,
     description: s.description,
     category: 'mutate',
-    surface: 'vsphere',
     toolset: 'vsphere_change',
     singleTarget: true,
     idempotent: s.idempotent,
@@ -126,7 +125,6 @@ export const powerOffVm = defineTool({
   description:
     `Powers off one VM: guest shutdown first (up to guest_timeout_seconds, default ${DEFAULT_GUEST_TIMEOUT_SECONDS}), then hard power-off if the guest is still up or has no Tools; hard=true skips the guest step. The result says which happened.`,
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: true,

@@ -39,7 +39,6 @@ export const listClusters = defineTool({
   description:
     'Lists compute clusters per target: status, host and VM counts, DRS and HA settings, CPU/memory totals.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({
@@ -69,7 +68,6 @@ export const getClusterDetails = defineTool({
   description:
     'One cluster: the list_clusters columns plus its hosts with their VM counts.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, cluster: ClusterArg }),

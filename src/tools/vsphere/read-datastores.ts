@@ -41,7 +41,6 @@ export const listDatastores = defineTool({
   description:
     'Lists datastores per target: type, capacity, free space, used percent, overcommit, accessibility, maintenance mode, VM and host counts.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({
@@ -74,7 +73,6 @@ export const getDatastoreDetails = defineTool({
   description:
     `One datastore: the list_datastores columns plus URL, the hosts mounting it and its VMs (first ${MAX_DETAIL_VMS}).`,
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, datastore: DatastoreArg }),

@@ -73,7 +73,6 @@ export const getEvents = defineTool({
   description:
     'vSphere events per target in a window, newest first: start/end (ISO-8601) or `minutes` back (default 60); filters event_type, user, entity_name (RE2; finds deleted VMs). A target whose scan reaches max_scan before the window start answers an error: narrow the window or raise max_scan.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
@@ -144,7 +143,6 @@ export const getTasks = defineTool({
   description:
     'vSphere tasks per target in a window, newest first, with state, progress, user, entity and error; filters task_id, user, state, entity_name (RE2). Reaching max_scan before the window start is an error for that target.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({

@@ -43,7 +43,6 @@ export const listHosts = defineTool({
   description:
     'Lists ESXi hosts per target, sorted by name: connection and power state, maintenance mode, cluster, version, CPU/memory capacity and usage, VM count.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({
@@ -90,7 +89,6 @@ export const getHostDetails = defineTool({
   description:
     `One ESXi host: the list_hosts columns plus vendor, model, uptime, datastores, networks and its VMs (first ${MAX_DETAIL_VMS}; list_vms host=<name> pages through all).`,
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_infra',
   idempotent: true,
   input: z.object({ target: TargetsArg, host: HostArg }),

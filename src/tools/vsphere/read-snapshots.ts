@@ -54,7 +54,6 @@ export const listSnapshots = defineTool({
   description:
     "The snapshot tree of one VM: each node's name, moid, description, creation time, power state, quiesced and current flags. Pass a moid to delete_snapshot or revert_snapshot.",
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({ target: TargetsArg, vm: VmArg }),

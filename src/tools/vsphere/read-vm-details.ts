@@ -64,7 +64,6 @@ export const getVmDetails = defineTool({
   description:
     'Everything about one VM: the list_vms columns plus datastores, UUIDs, annotation, Tools status, boot time, guest IPs, disks, NICs, CD-ROMs and the snapshot tree. Pass one target to avoid not_found slots.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_read',
   idempotent: true,
   input: z.object({ target: TargetsArg, vm: VmArg }),

@@ -16,7 +16,6 @@ export const getVmPerformance = defineTool({
   description:
     "Real-time performance of one VM from vCenter's 20 s samples: latest, average and maximum of CPU, memory, disk and network counters over the last `samples` samples (default 15 = 5 min). Counters the VM does not report are in `unavailable`.",
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({
@@ -58,7 +57,6 @@ export const getCustomizationStatus = defineTool({
   description:
     'Whether guest customization (sysprep / Linux identity) of one VM ran and how it ended (not_started, running, succeeded, failed), from customizationInfo and the Customization* events together, with message and times.',
   category: 'read',
-  surface: 'vsphere',
   toolset: 'vsphere_monitor',
   idempotent: true,
   input: z.object({ target: TargetsArg, vm: VmArg }),

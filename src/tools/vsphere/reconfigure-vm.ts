@@ -46,7 +46,6 @@ export const reconfigureVm = defineTool({
   description:
     "Changes one VM's CPU count or memory, or adds one disk or one NIC. Lowering CPU or memory needs the VM off; raising them while on needs hot-add.",
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,

@@ -40,7 +40,6 @@ export const removeDisk = defineTool({
   description:
     'Detaches one disk (label such as "Hard disk 2", or device key); destroy_file=true also deletes the .vmdk. A safety snapshot is taken first. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   safetySnapshot: { change: 'disk removal', reason: (_args, r: DiskRemoval) => `removing disk '${r.disk.label}'` },

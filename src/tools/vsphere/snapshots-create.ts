@@ -14,7 +14,6 @@ export const createSnapshot = defineTool({
   description:
     'Takes a snapshot of one VM and returns its moid. memory=true captures RAM; quiesce=true flushes guest file systems first. Delete snapshots when done: they grow with every write.',
   category: 'mutate',
-  surface: 'vsphere',
   toolset: 'vsphere_change',
   singleTarget: true,
   idempotent: false,

@@ -66,7 +66,6 @@ export const deleteSnapshot = defineTool({
   description:
     'Deletes one snapshot (its changes are consolidated into the disks; the restore point is gone). remove_children=true also deletes those below it. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   idempotent: false,
@@ -121,7 +120,6 @@ export const revertSnapshot = defineTool({
   description:
     'Reverts a VM to a snapshot, discarding everything since. A safety snapshot of the current state is taken first (auto_snapshot_before_destroy), so the revert can be undone. Two-phase.',
   category: 'destructive',
-  surface: 'vsphere',
   toolset: 'vsphere_destructive',
   singleTarget: true,
   safetySnapshot: { change: 'revert', reason: (_args, r: SnapshotChange) => `reverting to snapshot '${r.snapshot.name}'` },

@@ -49,7 +49,6 @@ export const zertoListMutatingTools = defineTool({
   description:
     "Lists the other servers' tools zerto_guard_before_mutate guards, with the argument naming the VM (vm_arg) and each entry's origin. Unlisted tools pass unguarded.",
   category: 'read',
-  surface: 'zerto',
   toolset: 'zerto_catalog',
   idempotent: true,
   input: z.object({}),
@@ -68,7 +67,6 @@ export const zertoAddMutatingTool = defineTool({
   description:
     "Adds another MCP server's tool to the guard's catalog, with the argument that names the VM (vm_arg). Stored beside the audit log (central mode: in PostgreSQL), kept across restarts; existing entries cannot be changed.",
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'zerto_catalog',
   idempotent: true,
   guard: false,
@@ -97,7 +95,6 @@ export const zertoRemoveMutatingTool = defineTool({
   description:
     'Removes a catalog entry added with zerto_add_mutating_tool (built-in and config.json entries cannot be removed).',
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'zerto_catalog',
   idempotent: true,
   guard: false,

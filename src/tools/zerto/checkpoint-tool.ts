@@ -25,7 +25,6 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   description:
     'Pins one tagged checkpoint on every VPG protecting a VM and waits until each lists it; returns the tag zerto_recover_file restores from. Call before changing a protected VM by other means; reuse change_id on retry.',
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'zerto',
   idempotent: false,
   guard: false,

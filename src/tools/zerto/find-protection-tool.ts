@@ -20,7 +20,6 @@ export const zertoFindProtection = defineTool({
   description:
     'Resolves a VM (vSphere name, FQDN, short hostname, IP or Zerto VmIdentifier) to one VM and every VPG protecting it: status, sites, local replication, whether FLR and tagged checkpoints are possible.',
   category: 'read',
-  surface: 'zerto',
   toolset: 'zerto',
   idempotent: true,
   input: z.object({

@@ -28,7 +28,6 @@ export const zertoListFlrSessions = defineTool({
   description:
     'Lists the FLR sessions each ZVM has mounted, marking those this server opened and those orphaned by a crashed run (end them with zerto_end_flr_session).',
   category: 'read',
-  surface: 'zerto',
   toolset: 'flr',
   idempotent: true,
   input: z.object({ site: SiteArg.optional().describe('Only this Zerto site (default: every configured site).') }),
@@ -56,7 +55,6 @@ export const zertoEndFlrSession = defineTool({
   description:
     'Unmounts one FLR session (orphaned ones; zerto_recover_file unmounts its own). A session this server did not open needs force=true: ask the user first.',
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'flr',
   idempotent: true,
   guard: false,

@@ -40,7 +40,6 @@ export const zertoGuardHook = defineTool({
   description:
     "For Claude Code's PreToolUse hook (type mcp_tool), not for agents: runs zerto_guard_before_mutate's guard on the hooked call and answers a hook decision (deny on any failure).",
   category: 'mutate',
-  surface: 'zerto',
   // Its own set, off by default: the hook calls it, the model never needs it in its context.
   toolset: 'hooks',
   idempotent: false,

@@ -76,7 +76,6 @@ export const zertoGuardBeforeMutate = defineTool({
   description:
     "Call IMMEDIATELY BEFORE another MCP server's tool that changes a VM (ssh, winrm), with its name and exact args: for a catalog tool it pins a tagged checkpoint for the VM(s) its vm_arg names. ADVISORY: it protects only when you call it first. On any error, ask the user before the change. Unlisted tools pass; gateway tools (<server>__<tool>) are guarded automatically.",
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'zerto',
   idempotent: false,
   guard: false,

@@ -29,7 +29,6 @@ export const zertoRecoverFile = defineTool({
   description:
     'Restores one guest file as it was at a checkpoint (tag or checkpoint_id) through Zerto file-level restore, from the first VPG holding it that a site mounts, local first. Two-phase. Returns the content inline (UTF-8, 64 KiB) or the saved path, with sha256; writes nothing into the guest.',
   category: 'mutate',
-  surface: 'zerto',
   toolset: 'flr',
   twoPhase: true,
   idempotent: false,

@@ -19,7 +19,6 @@ const testRevert = defineTool({
   title: 'Test revert-type change',
   description: 'Test-only revert-type change declared with singleTarget and safetySnapshot.',
   category: 'destructive',
-  surface: 'lab',
   toolset: 'lab',
   singleTarget: true,
   safetySnapshot: 'before',
