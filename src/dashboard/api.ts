@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crossSiteRejection } from './csrf.js';
 import { HttpError, clientAddress, readJsonObject, sendError, sendJson } from './http.js';
 import type { Admission } from './gate.js';
-import type { DashboardAuditQuery, DashboardLogger, DashboardPorts, InventoryKind } from './ports.js';
+import type { DashboardAuditQuery, DashboardPorts, InventoryKind } from './ports.js';
+import type { Logger } from '../core/logger.js';
 
 const INVENTORY_KINDS: readonly InventoryKind[] = ['vms', 'hosts', 'clusters', 'datastores'];
 const AUDIT_DEFAULT_LIMIT = 100;
@@ -22,7 +23,7 @@ type SignedInUser = NonNullable<Admission['user']>;
 /** `user`: the signed-in user in OIDC mode (the approver); undefined in token mode. */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL, user?: SignedInUser) => Promise<void>;
 
-export function createApiHandler(ports: DashboardPorts, logger: DashboardLogger): ApiHandler {
+export function createApiHandler(ports: DashboardPorts, logger: Logger): ApiHandler {
   return async (req, res, url, user) => {
     try {
       await route(req, res, url, ports, logger, user);
@@ -43,7 +44,7 @@ async function route(
   res: ServerResponse,
   url: URL,
   ports: DashboardPorts,
-  logger: DashboardLogger,
+  logger: Logger,
   user: SignedInUser | undefined,
 ): Promise<void> {
   const path = url.pathname;

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../core/principal.js';
 import { createAuthenticator } from './auth.js';
 import { clientAddress, sendText } from './http.js';
-import type { DashboardLogger } from './ports.js';
+import type { Logger } from '../core/logger.js';
 import type { LogThrottle } from './log-throttle.js';
 
 /** A request the gate let through. */
@@ -24,12 +24,12 @@ export interface RequestGate {
 }
 
 export interface GateContext {
-  logger: DashboardLogger;
+  logger: Logger;
   /** Logs a refusal, throttled: a scanner must not flood the log. */
   logRefusal(obj: object, msg: string): void;
 }
 
-export function refusalLogger(throttle: LogThrottle, logger: DashboardLogger): GateContext['logRefusal'] {
+export function refusalLogger(throttle: LogThrottle, logger: Logger): GateContext['logRefusal'] {
   return (obj, msg) => {
     const t = throttle.take();
     if (t.suppressed !== undefined) logger.warn({ suppressed: t.suppressed }, 'dashboard refused more requests than it logs; those were counted, not logged');

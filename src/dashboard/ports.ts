@@ -82,6 +82,3 @@ export interface DashboardPorts {
   /** The last `limit` matching audit records, in file order (oldest first); the page reverses them. */
   auditTail(opts: DashboardAuditQuery): Promise<Array<Record<string, unknown>>>;
 }
-
-/** The shared logger shape; the dashboard never writes to stdout (stdout belongs to JSON-RPC). */
-export type { Logger as DashboardLogger } from '../core/logger.js';

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { createApiHandler, type ApiHandler } from './api.js';
 import { assertDashboardConfig } from './auth.js';
 import { applySecurityHeaders, clientAddress, sendText } from './http.js';
-import type { DashboardLogger, DashboardPorts } from './ports.js';
+import type { DashboardPorts } from './ports.js';
+import type { Logger } from '../core/logger.js';
 import { loadStaticFiles, markOidcMode, type StaticFile } from './static-files.js';
 import { allowedHostHeaders, hostAllowed } from './host-check.js';
 import { createLogThrottle } from './log-throttle.js';
@@ -40,7 +41,7 @@ export interface DashboardOptions {
   /** Where sign-in's used login cookies and sign-outs are recorded (central mode: PostgreSQL); default in memory. */
   signInRevocations?: SignInRevocations;
   ports: DashboardPorts;
-  logger: DashboardLogger;
+  logger: Logger;
 }
 
 export interface DashboardHandle {

@@ -10,8 +10,8 @@
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { credentialHint, faultNameOf } from './soap/faults.js';
-import type { BodyReader, CallOptions, HttpSoapTransport, Logger } from './soap/transport.js';
-import { silentLogger } from './soap/transport.js';
+import type { BodyReader, CallOptions, HttpSoapTransport } from './soap/transport.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { asArray, asMoRef, moRef, type AboutInfo, type MoRef, type ServiceContent, type VimObject } from './types.js';
 import { ownText } from '../core/own-text.js';
 

@@ -9,8 +9,8 @@
 import { AppError, toPublicError, type PublicError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { VsphereClient } from './client.js';
-import type { CallOptions, Logger } from './soap/transport.js';
-import { silentLogger } from './soap/transport.js';
+import type { CallOptions } from './soap/transport.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { TargetConfig } from './target-config.js';
 import { TargetBreaker, type BreakerOptions, type BreakerStatus } from './target-breaker.js';
 import { ownText } from '../core/own-text.js';

@@ -4,7 +4,8 @@
 
 import type { SecretSource } from '../core/secrets.js';
 import { VimSession } from './session.js';
-import { HttpSoapTransport, type CallOptions, type Logger, type WireStats } from './soap/transport.js';
+import { HttpSoapTransport, type CallOptions, type WireStats } from './soap/transport.js';
+import type { Logger } from '../core/logger.js';
 import type { TargetConfig } from './target-config.js';
 import type { AboutInfo, MoRef, ServiceContent } from './types.js';
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { ZvmHttp } from './http.js';
-import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { errorBodyText, redactSecrets } from './wire-errors.js';
 import { ownText } from '../core/own-text.js';
@@ -39,7 +39,7 @@ export interface TokenManagerOptions {
   site: ZertoSiteConfig;
   http: ZvmHttp;
   secrets: SecretSource;
-  logger?: ZertoLogger;
+  logger?: Logger;
   timeoutMs: number;
   now?: () => number;
 }
@@ -51,11 +51,11 @@ export class TokenManager {
   /** Tokens this manager has held: never allowed into an error message. */
   private readonly issued: string[] = [];
   private readonly now: () => number;
-  private readonly log: ZertoLogger;
+  private readonly log: Logger;
 
   constructor(private readonly opts: TokenManagerOptions) {
     this.now = opts.now ?? Date.now;
-    this.log = opts.logger ?? SILENT_LOGGER;
+    this.log = opts.logger ?? silentLogger;
   }
 
   /** A bearer token valid for at least the margin. */

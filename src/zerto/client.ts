@@ -7,9 +7,8 @@ import { AppError } from '../core/errors.js';
 import type { SecretSource } from '../core/secrets.js';
 import { TokenManager } from './auth.js';
 import { ZvmHttp, type RawResponse } from './http.js';
-import type { ZertoLogger } from './logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { ZvmRest } from './rest.js';
-import { SILENT_LOGGER } from './logger.js';
 import {
   ActionResult, CheckpointList, CheckpointStats, FlrSessionList, FlrSessionOne, LocalSite, PathInformation, PeerSiteList, PointInTimeList, Task,
   Vpg, VpgList, VmRowList, type Checkpoint, type FlrSession, type Listed, type PathItem, type PeerSite, type PointInTime, type VmRow,
@@ -20,7 +19,7 @@ import { ownText } from '../core/own-text.js';
 export interface ZvmClientOptions {
   site: ZertoSiteConfig;
   secrets: SecretSource;
-  logger?: ZertoLogger;
+  logger?: Logger;
   /** Per-request timeout for /v1 and token calls. */
   requestTimeoutMs?: number;
   /** How long /v1/localsite and /v1/peersites answers are reused. */
@@ -54,7 +53,7 @@ const MAX_BROWSE_PAGES = 1000;
 export class ZvmClient {
   readonly site: ZertoSiteConfig;
   /** Where this client's operations log (never secrets): FLR and find-protection use it too. */
-  readonly log: ZertoLogger;
+  readonly log: Logger;
   private warnedForeignLink = false;
   private readonly http: ZvmHttp;
   private readonly auth: TokenManager;
@@ -64,7 +63,7 @@ export class ZvmClient {
 
   constructor(opts: ZvmClientOptions) {
     this.site = opts.site;
-    this.log = opts.logger ?? SILENT_LOGGER;
+    this.log = opts.logger ?? silentLogger;
     const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.http = new ZvmHttp(opts.site);
     this.auth = new TokenManager({ site: opts.site, http: this.http, secrets: opts.secrets, timeoutMs, ...(opts.logger ? { logger: opts.logger } : {}) });

@@ -9,7 +9,7 @@ import { AppError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import type { ZvmClient } from './client.js';
 import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } from './flr-session-store.js';
-import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 import type { MountRecorder } from './flr-site.js';
 import { ownText } from '../core/own-text.js';
@@ -48,7 +48,7 @@ export interface FlrSessionRegistryOptions {
   /** Another store than the state file at `path` (central mode: PostgreSQL). */
   store?: FlrSessionRegistryStore;
   clients: ClientLookup;
-  logger?: ZertoLogger;
+  logger?: Logger;
   /** Injectable for tests; default asks the OS whether the pid exists. */
   isProcessAlive?: (pid: number) => boolean;
 }
@@ -57,12 +57,12 @@ export class FlrSessionRegistry {
   /** Identifies this server process in the state file. */
   readonly instance = randomUUID();
   private readonly store: FlrSessionRegistryStore;
-  private readonly log: ZertoLogger;
+  private readonly log: Logger;
   private readonly alive: (pid: number) => boolean;
 
   constructor(private readonly opts: FlrSessionRegistryOptions) {
     this.store = opts.store ?? new FlrSessionStore(opts.path);
-    this.log = opts.logger ?? SILENT_LOGGER;
+    this.log = opts.logger ?? silentLogger;
     this.alive = opts.isProcessAlive ?? isProcessAlive;
   }
 

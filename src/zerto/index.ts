@@ -1,7 +1,6 @@
 // The Zerto surface the rest of the server uses (tools, guard wiring, main). Nothing here knows MCP.
 export { ZvmClient, resolveDownloadUrl, type SiteContext, type VmFilter, type ZvmClientOptions } from './client.js';
 export { withSiteDefaults, DEFAULT_ZERTO_CLIENT_ID, type ZertoSiteConfig } from './site-config.js';
-export type { ZertoLogger } from './logger.js';
 export type { VmLocator, VmLocatorMatch } from './vm-locator.js';
 export { zertoVmIdentifier, parseZertoVmIdentifier, looksLikeVmIdentifier } from './vm-identity.js';
 export { findProtection, uniqueVms, type FindProtectionOptions, type FoundProtection, type MatchedBy } from './find-protection.js';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { AppError } from '../core/errors.js';
 import { header, type TokenManager } from './auth.js';
 import { routeOf, type HttpMethod, type RawResponse, type ZvmHttp } from './http.js';
-import { SILENT_LOGGER, type ZertoLogger } from './logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { ZertoSiteConfig } from './site-config.js';
 import { sleep } from './sleep.js';
 import { httpFailureError, redactSecrets } from './wire-errors.js';
@@ -34,16 +34,16 @@ export interface RawCallOptions {
 const RETRY_DELAYS_MS = [250, 1000];
 
 export class ZvmRest {
-  private readonly log: ZertoLogger;
+  private readonly log: Logger;
 
   constructor(
     readonly site: ZertoSiteConfig,
     private readonly http: ZvmHttp,
     private readonly auth: TokenManager,
     private readonly timeoutMs: number,
-    logger?: ZertoLogger,
+    logger?: Logger,
   ) {
-    this.log = logger ?? SILENT_LOGGER;
+    this.log = logger ?? silentLogger;
   }
 
   async call<T>(method: HttpMethod, path: string, opts: CallOptions<T>): Promise<T> {

@@ -1,6 +1,7 @@
 // Starts a real dashboard on an ephemeral port over the in-memory ports, with a logger that keeps
 // every line so tests can check what was (and was not) logged.
-import { startDashboard, type DashboardHandle, type DashboardLogger } from '../../src/dashboard/server.js';
+import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
+import type { Logger } from '../../src/core/logger.js';
 import { seededPorts, type FakeDashboardPorts } from './fake-ports.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -20,7 +21,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function recordingLogger(logs: LogLine[]): DashboardLogger {
+export function recordingLogger(logs: LogLine[]): Logger {
   const at =
     (level: LogLine['level']) =>
     (obj: object, msg: string): void => {

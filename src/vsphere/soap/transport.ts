@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import type { MoRef } from '../types.js';
 import { faultToAppError, transportToAppError, type FaultContext } from './faults.js';
 import { encodeElement, escapeXml, parseEnvelope, type ParsedFault } from './xml.js';
@@ -18,10 +19,7 @@ export interface BodyReader<T> {
   end(): { value: T } | { fault: ParsedFault };
 }
 
-import { silentLogger, type Logger } from '../../core/logger.js';
 import { ownText } from '../../core/own-text.js';
-
-export { silentLogger, type Logger };
 
 export interface CallOptions {
   signal?: AbortSignal;

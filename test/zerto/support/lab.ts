@@ -10,7 +10,7 @@ import { GuestFileSystems } from '../../../src/lab/guest-files.js';
 import { LAB_CREDENTIALS, LAB_VCENTERS, LAB_ZERTO_SITES, type LabZertoSite } from '../../../src/lab/topology.js';
 import { LAB_TLS, startLabZvm, type LabZvm, type LabZvmOptions } from '../../../src/lab/zvm/index.js';
 import { ZvmClient } from '../../../src/zerto/client.js';
-import type { ZertoLogger } from '../../../src/zerto/logger.js';
+import type { Logger } from '../../../src/core/logger.js';
 import { withSiteDefaults } from '../../../src/zerto/site-config.js';
 import type { VmLocator, VmLocatorMatch } from '../../../src/zerto/vm-locator.js';
 
@@ -50,7 +50,7 @@ export async function startLab(opts: LabHandleOptions = {}): Promise<LabHandle> 
     ...zvmOpts, site, guests, callLog,
   });
   const logs: LabHandle['logs'] = [];
-  const logger: ZertoLogger = {
+  const logger: Logger = {
     debug: (obj, msg) => logs.push({ level: 'debug', obj, msg }),
     info: (obj, msg) => logs.push({ level: 'info', obj, msg }),
     warn: (obj, msg) => logs.push({ level: 'warn', obj, msg }),
