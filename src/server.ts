@@ -69,8 +69,10 @@ export interface DynamicTools {
 export interface BuiltServer {
   services: ToolServices;
   tools: AnyTool[];
-  /** Calls a tool outside MCP: the web page's confirm path uses the same pipeline (audited `via: web`). */
-  /** A dashboard call's context; `principal` when the approver signed in with the IdP (OIDC mode). */
+  /**
+   * A dashboard call's context, so the web page's confirm path runs the same pipeline (audited
+   * `via: web`); `principal` when the approver signed in with the IdP (OIDC mode).
+   */
   callContext(identity: string, signal?: AbortSignal, principal?: Principal): CallContext;
   /** Lets running calls finish (or answer cancelled after a grace period); close() does it too. */
   drain(): Promise<void>;

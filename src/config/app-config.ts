@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { resolveRelative } from './paths.js';
 import { zodProblems, type ConfigProblem } from './problems.js';
 import { DownstreamEntrySchema, expandDownstream, type DownstreamServerConfig } from './downstream-config.js';
+import type { ZertoSiteConfig } from '../zerto/site-config.js';
 
 const SiteSchema = z
   .object({
@@ -57,14 +58,8 @@ export const AppConfigSchema = z
   })
   .strict();
 
-export interface ZertoSiteEntry {
-  name: string;
-  url: string;
-  clientId: string;
-  credentialPrefix: string;
-  verifyTls: boolean;
-  caFile?: string;
-  vcenterTargets: string[];
+/** A site as config.json gives it: the ZVM client's shape, with the tag length left to its default when unset. */
+export interface ZertoSiteEntry extends Omit<ZertoSiteConfig, 'tagMaxLength'> {
   tagMaxLength?: number;
 }
 

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { resolveRelative } from './paths.js';
 import { zodProblems, type ConfigProblem } from './problems.js';
+import type { TargetConfig } from '../vsphere/target-config.js';
 
 const TargetNameSchema = z
   .string()
@@ -41,17 +42,9 @@ export const TargetsFileSchema = z
     });
   });
 
-export interface TargetEntry {
-  name: string;
-  host: string;
-  port?: number;
+/** A targets.yaml entry: the vim25 client's shape, with the protocol filled in and the per-target dry run. */
+export interface TargetEntry extends TargetConfig {
   protocol: 'https' | 'http';
-  insecure: boolean;
-  /** Absolute path (resolved against the targets file's folder). */
-  caFile?: string;
-  credentialPrefix: string;
-  tags: string[];
-  standaloneHost: boolean;
   /** Per-target dry run; when set it wins over DRY_RUN in either direction. */
   dryRun?: boolean;
 }

@@ -131,3 +131,6 @@ function loneSurrogate(toolName: string, path: string): AppError {
     details: { fields: [{ path, message: 'lone surrogate' }] },
   });
 }
+
+/** The result field where every dry-runnable tool reports what it would have done. */
+export const WouldField = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };

@@ -15,6 +15,7 @@ import type { DownstreamManager, ExportedTool } from '../downstream/manager.js';
 import { touchedGuestPaths } from '../downstream/guest-paths.js';
 import { forwardToDownstream } from '../downstream/forward.js';
 import { ChangeIdArg, OverrideArg } from './args.js';
+import { configuredTarget } from './services.js';
 import { defineTool, type AffectedObject, type AnyTool, type CallContext, type Resolution, type TargetRef } from './define.js';
 import { downstreamListingText } from './downstream-listing.js';
 import { presentDownstreamResult } from './downstream-result.js';
@@ -155,7 +156,7 @@ async function resolveCall(x: ExportedTool, args: Record<string, unknown>, ctx: 
       hint: ownText('Make one call per target.'),
     });
   }
-  const target = (homes[0] ? configuredTarget(ctx, homes[0]) : undefined) ?? serverTarget(x.server);
+  const target = (homes[0] ? configuredTarget(ctx.services, homes[0]) : undefined) ?? serverTarget(x.server);
   const guestPaths = readOnly ? [] : guestPathsOf(x, args, located);
   const affected: AffectedObject[] = [
     ...located.map((l) => ({ type: 'vm', name: l.name, ...(l.moid ? { moid: l.moid } : {}), ...(l.target ? { target: l.target } : {}) })),
@@ -229,10 +230,6 @@ async function locate(ctx: CallContext, name: string, toolName: string): Promise
   return hit ? { name: hit.name, target: hit.target, moid: hit.moid } : { name };
 }
 
-function configuredTarget(ctx: CallContext, name: string): TargetRef | undefined {
-  const t = ctx.services.targets.find((x) => x.name === name);
-  return t ? { name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) } : undefined;
-}
 
 /** A downstream server as a policy target (policy.yaml `targets.<server>` applies). */
 function serverTarget(server: string): TargetRef {

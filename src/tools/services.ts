@@ -16,6 +16,7 @@ import type { Logger } from '../core/logger.js';
 import type { VmLocator } from '../zerto/index.js';
 import type { ChangeWatcher } from './change-watcher.js';
 import type { GuestFileGateway } from '../downstream/forward.js';
+import type { TargetRef } from './define.js';
 
 export interface ToolServices {
   settings: Settings;
@@ -34,8 +35,22 @@ export interface ToolServices {
   webUi: { enabled: boolean; url?: string };
   /** Follows changes past their call's bound; absent, a change runs inside its call (services built by hand in tests). */
   changes?: ChangeWatcher;
-  /** Extra tool-specific services (vSphere pool, Zerto sites, catalog, lab), set by server.ts. */
+  /**
+   * The vendor services nearly every tool needs (vSphere pool, Zerto sites, locator, catalog,
+   * gateway); runtime.ts builds them from the configuration, tests pass their own to buildServer.
+   */
   ext: ServiceExtensions;
+}
+
+/** A configured target as the policy and the audit see it (the per-target dry run included). */
+export function targetRef(t: TargetEntry): TargetRef {
+  return { name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) };
+}
+
+/** The configured target of that name, if there is one. */
+export function configuredTarget(services: Pick<ToolServices, 'targets'>, name: string): TargetRef | undefined {
+  const t = services.targets.find((x) => x.name === name);
+  return t ? targetRef(t) : undefined;
 }
 
 /** Vendor services; each is absent when its vendor is not configured. */

@@ -26,7 +26,8 @@ export type { VmRow, VmDetails, HostRow, HostDetails, ClusterRow, ClusterDetails
 export type { EventQuery, EventResult, TaskQuery, TaskHistoryResult, CustomizationStatus, PerfQuery, VmPerformance };
 export type { Candidate, ObjectKind };
 export type { ReconfigureRequest, PlacementInput } from './mutations.js';
-export type { SnapshotList, TaskOutcome } from './snapshots.js';
+export type { SnapshotList } from './snapshots.js';
+export type { TaskOutcome } from './tasks.js';
 
 export class VsphereClient {
   readonly vim: VimClient;

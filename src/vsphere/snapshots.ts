@@ -3,9 +3,9 @@
 import { AppError } from '../core/errors.js';
 import { retrieveOne } from './property-collector.js';
 import { flattenSnapshots, snapshotTree, type SnapshotNode } from './snapshot-tree.js';
-import { isDeadlineAbort, waitForTask, type WaitOptions } from './tasks.js';
+import { runTask, type TaskOutcome, type WaitOptions } from './tasks.js';
 import type { CallOptions } from './soap/transport.js';
-import { asMoRef, asString, moRef, type MoRef, type VimObject } from './types.js';
+import { asMoRef, asString, moRef, type VimObject } from './types.js';
 import type { VimClient } from './vim-client.js';
 
 export interface SnapshotList {
@@ -27,40 +27,6 @@ export async function listSnapshots(client: VimClient, vmMoid: string, opts: Cal
     tree,
     flat: flattenSnapshots(tree),
   };
-}
-
-/** A signal that follows `caller` only for deadlines (isDeadlineAbort), never for a cancel. */
-function startSignal(caller: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const follow = () => {
-    if (isDeadlineAbort(caller?.reason)) controller.abort(caller?.reason);
-  };
-  if (caller?.aborted) follow();
-  else caller?.addEventListener('abort', follow, { once: true });
-  return { signal: controller.signal, dispose: () => caller?.removeEventListener('abort', follow) };
-}
-
-export interface TaskOutcome {
-  /** Moid of the vSphere task that did the work. */
-  task: string;
-}
-
-async function runTask(client: VimClient, method: string, self: MoRef, params: Record<string, unknown>, opts: WaitOptions) {
-  // Once the request is sent vCenter starts the task whether or not we read the answer, so a
-  // caller's cancel must not drop the answer: we need the task's moref to CancelTask it. Only a
-  // deadline stops this request; a cancel that arrived meanwhile is acted on by waitForTask.
-  if (opts.signal?.aborted && !isDeadlineAbort(opts.signal.reason)) {
-    throw new AppError('cancelled', `${method} was cancelled before it was sent; nothing was started`, { retryable: true });
-  }
-  const start = startSignal(opts.signal);
-  let task: MoRef;
-  try {
-    task = (await client.invoke(method, self, params, { signal: start.signal, operationId: opts.operationId })) as MoRef;
-  } finally {
-    start.dispose();
-  }
-  const result = await waitForTask(client, task, opts);
-  return { task: task.value, result };
 }
 
 export async function createSnapshot(
@@ -116,5 +82,3 @@ export async function removeAllSnapshots(client: VimClient, vmMoid: string, opts
   const { task } = await runTask(client, 'RemoveAllSnapshots_Task', moRef('VirtualMachine', vmMoid), { consolidate: true }, opts);
   return { task };
 }
-
-export { runTask };

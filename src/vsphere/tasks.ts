@@ -1,5 +1,6 @@
-// Waiting on a vSphere Task: poll `info` through the PropertyCollector (one round trip per poll,
-// backing off from 100 ms to 1 s), report progress, and return `info.result` on success. A failed
+// Running a vSphere `*_Task` method (runTask, which every mutation uses) and waiting on its Task:
+// poll `info` through the PropertyCollector (one round trip per poll, backing off from 100 ms to
+// 1 s), report progress, and return `info.result` on success. A failed
 // task becomes AppError `task_failed` with vSphere's localizedMessage and fault name. When the
 // caller aborts (an MCP notifications/cancelled), the task is cancelled best effort (CancelTask
 // with its own deadline). When a deadline passes instead (our wait budget, or the signal aborting
@@ -121,6 +122,44 @@ export async function waitForTask(client: VimClient, task: MoRef, opts: WaitOpti
 }
 
 /** A task as one look found it: `missing` when vCenter no longer knows the moid (restarted, or aged out). */
+/** A signal that follows `caller` only for deadlines (isDeadlineAbort), never for a cancel. */
+function startSignal(caller: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const follow = () => {
+    if (isDeadlineAbort(caller?.reason)) controller.abort(caller?.reason);
+  };
+  if (caller?.aborted) follow();
+  else caller?.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, dispose: () => caller?.removeEventListener('abort', follow) };
+}
+
+export interface TaskOutcome {
+  /** Moid of the vSphere task that did the work. */
+  task: string;
+}
+
+/**
+ * Starts a vSphere `*_Task` method and waits for the task (waitForTask): every mutation runs through
+ * this. Returns the task's moid and its `info.result`.
+ */
+export async function runTask(client: VimClient, method: string, self: MoRef, params: Record<string, unknown>, opts: WaitOptions) {
+  // Once the request is sent vCenter starts the task whether or not we read the answer, so a
+  // caller's cancel must not drop the answer: we need the task's moref to CancelTask it. Only a
+  // deadline stops this request; a cancel that arrived meanwhile is acted on by waitForTask.
+  if (opts.signal?.aborted && !isDeadlineAbort(opts.signal.reason)) {
+    throw new AppError('cancelled', `${method} was cancelled before it was sent; nothing was started`, { retryable: true });
+  }
+  const start = startSignal(opts.signal);
+  let task: MoRef;
+  try {
+    task = (await client.invoke(method, self, params, { signal: start.signal, operationId: opts.operationId })) as MoRef;
+  } finally {
+    start.dispose();
+  }
+  const result = await waitForTask(client, task, opts);
+  return { task: task.value, result };
+}
+
 export type TaskReading =
   | { state: 'queued' | 'running'; progress?: number }
   | { state: 'success'; result: unknown }

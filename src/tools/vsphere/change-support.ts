@@ -1,12 +1,11 @@
 // What the vSphere change tools share: turning `target` + `vm` into a resolution bound to exact
 // moids (and refusing ghost records up front), and the per-target policy flags a proposal can
 // already tell the human about.
-import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { targetFlags } from '../../core/policy-engine.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
-import { oneTarget, vmAffected } from './common.js';
+import { oneTarget, vsphereVmAffected } from './common.js';
 import { onTarget } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { ownText } from '../../core/own-text.js';
@@ -48,7 +47,7 @@ export interface ChangeArgs {
 export async function resolveChangeVm(ctx: CallContext, args: ChangeArgs, opts: { allowGhost?: boolean } = {}): Promise<ChangeVm> {
   const ref = oneTarget(ctx.services, args.target);
   const details = await onTarget(ctx, ref.name, async (client, call) => client.getVmDetails((await client.resolveOne('vm', args.vm, call)).moid, call));
-  const vm: ChangeVm = { target: ref, details, affected: vmAffected(ref.name, details), checks: [] };
+  const vm: ChangeVm = { target: ref, details, affected: vsphereVmAffected(ref.name, details), checks: [] };
   if (!opts.allowGhost) vm.checks.push(() => requireUsable(details, ref.name));
   return vm;
 }
@@ -86,6 +85,3 @@ export function policyFlagsNow(ctx: CallContext, target: string): { autoSnapshot
   const f = targetFlags(state.policy, target);
   return { autoSnapshotBeforeDestroy: f.autoSnapshotBeforeDestroy, maxBulkObjects: f.maxBulkObjects };
 }
-
-/** Where a dry run reports what it would have done. */
-export const WouldField = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };

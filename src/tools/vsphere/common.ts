@@ -1,25 +1,23 @@
-// What every vSphere tool shares: turning the `target` argument into policy targets, resolving a
-// VM to exactly one object (with what policy matches on), and the read fan-out that merges the
-// policy's per-target denials into the partial-results shape.
+// What every vSphere tool shares: turning the `target` argument into policy targets, a VM as the
+// object policy matches on, and the partial-results shape of the read fan-out (read-common.ts runs
+// it).
 import { z } from 'zod';
-import { AppError, type PublicError } from '../../core/errors.js';
-import type { VsphereClient, CallOptions } from '../../vsphere/client.js';
+import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/vms.js';
-import type { AffectedObject, ExecContext, TargetRef } from '../define.js';
-import type { ToolServices } from '../services.js';
-import { callOptions, pool } from './task-runner.js';
+import type { AffectedObject, TargetRef } from '../define.js';
+import { configuredTarget, type ToolServices } from '../services.js';
 import { quoted } from '../quote.js';
 import { ownText } from '../../core/own-text.js';
 
 function refOf(services: ToolServices, name: string): TargetRef {
-  const t = services.targets.find((x) => x.name === name);
+  const t = configuredTarget(services, name);
   if (!t) {
     throw new AppError('not_found', `Unknown target ${quoted(name)}.`, {
       hint: ownText(`Known targets: ${services.targets.map((x) => x.name).join(', ') || '(none)'}. Call list_targets.`),
       details: { known_targets: services.targets.map((x) => x.name) },
     });
   }
-  return { name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) };
+  return t;
 }
 
 /** Reads: a name, a list, or 'all' (every target, configuration order). */
@@ -34,7 +32,8 @@ export function oneTarget(services: ToolServices, name: string): TargetRef {
   return refOf(services, name);
 }
 
-export function vmAffected(target: string, d: VmDetails): AffectedObject {
+/** A vSphere VM as the object a change touches (what policy matches on; the Zerto tools have their own). */
+export function vsphereVmAffected(target: string, d: VmDetails): AffectedObject {
   return {
     type: 'vm', name: d.name, moid: d.moid, target,
     ...(d.folder ? { folder: d.folder.replace(/^\//, '') } : {}),
@@ -54,22 +53,4 @@ export function fanOutSchema<T extends z.ZodType>(ok: T) {
   return z.object({
     results: z.array(z.object({ target: z.string(), ok: ok.optional(), error: FanOutError.optional() })),
   });
-}
-
-export type Slot<T> = { target: string; ok: T } | { target: string; error: PublicError | { code: string; message: string; retryable: boolean } };
-
-/** Fan-out over the targets the policy allowed; denied ones get their error slot, order preserved. */
-export async function fanOutRead<T>(ctx: ExecContext, fn: (client: VsphereClient, target: string, call: CallOptions) => Promise<T>): Promise<{ results: Array<Slot<T>> }> {
-  const allowed = ctx.allowedTargets.map((t) => t.name);
-  const timeoutMs = ctx.services.ext.fanOutTimeoutMs ?? 30_000;
-  const done = await pool(ctx).fanOut(allowed, (client, target, call) => fn(client, target.name, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs });
-  const byName = new Map(done.map((r) => [r.target, r]));
-  const order = [...ctx.allowedTargets.map((t) => t.name), ...ctx.deniedTargets.keys()];
-  const wanted = new Set(order);
-  const results: Array<Slot<T>> = [];
-  for (const name of ctx.services.targets.map((t) => t.name).filter((n) => wanted.has(n))) {
-    const denied = ctx.deniedTargets.get(name);
-    results.push(denied ? { target: name, error: denied } : byName.get(name)!);
-  }
-  return { results };
 }

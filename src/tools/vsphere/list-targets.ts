@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { FanOutError } from './common.js';
 import { pool } from './task-runner.js';
-import { nstr, trimError } from './read-common.js';
+import { nstr, fanOutError } from './read-common.js';
 import { ownText } from '../../core/own-text.js';
 
 const TargetRow = z.object({
@@ -63,7 +63,7 @@ export const listTargets = defineTool({
           api_version: s?.api_version ?? null,
           product: s?.full_name ?? null,
           instance_uuid: s?.instance_uuid ?? null,
-          last_error: s?.last_error ? trimError(s.last_error) : null,
+          last_error: s?.last_error ? fanOutError(s.last_error) : null,
           shares_instance_with: s?.shares_instance_with ?? [],
           reachability: s?.reachability ?? { state: 'up' as const, down_since: null, retry_after: null },
         };

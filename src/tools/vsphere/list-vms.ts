@@ -10,7 +10,7 @@ import {
 } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { inSubtree, IsoTimeArg, nameMatcher, SafeNameRegexArg, timeMatcher } from './filters.js';
-import { nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
+import { nnum, nstr, page, PageMeta, fanOutRead, readResolution } from './read-common.js';
 
 export const VmListRow = z.object({
   name: z.string(),
@@ -98,7 +98,7 @@ export const listVms = defineTool({
   },
   async execute(args, _resolution, ctx) {
     const keep = vmFilter(args);
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       const matching = (await client.listVms(call)).filter(keep);
       const { rows, ...meta } = page(matching, args.limit, args.offset, 'VMs', NARROW);
       return { ...meta, vms: rows.map(compactVm) };

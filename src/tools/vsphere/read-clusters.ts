@@ -5,7 +5,7 @@ import { defineTool } from '../define.js';
 import { ClusterArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
-import { detailFanOut, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
+import { detailFanOut, nbool, nnum, nstr, page, PageMeta, fanOutRead, readResolution } from './read-common.js';
 
 const ClusterListRow = z.object({
   name: z.string(),
@@ -54,7 +54,7 @@ export const listClusters = defineTool({
   },
   async execute(args, _resolution, ctx) {
     const named = nameMatcher(args);
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       const rows = (await client.listClusters(call)).filter((c) => named(c.name));
       const { rows: slice, ...meta } = page(rows, args.limit, args.offset, 'clusters', 'name_regex');
       return { ...meta, clusters: slice.map(compactCluster) };

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { PublicError } from '../../core/errors.js';
 import type { CallOptions, Candidate, ObjectKind, VsphereClient } from '../../vsphere/client.js';
 import type { AffectedObject, CallContext, ExecContext, Resolution } from '../define.js';
-import { fanOutRead, readTargets, type Slot } from './common.js';
+import { FanOutError, readTargets } from './common.js';
+import { callOptions, pool } from './task-runner.js';
 
 export const nstr = z.string().nullable();
 export const nnum = z.number().nullable();
@@ -19,22 +20,34 @@ export function readResolution(ctx: CallContext, target: string | string[], obje
   return { targets: readTargets(ctx.services, target), targetIsAll: target === 'all', affected };
 }
 
-type FanError = { code: string; message: string; retryable: boolean; hint?: string; details?: Record<string, unknown> };
+type FanError = z.infer<typeof FanOutError>;
 
 /**
- * fanOutRead, with each error slot reduced to the advertised fan-out error shape
- * (`{code, message, retryable, hint?, details?}`): clients that validate structured output reject
- * unknown fields. `details` keeps, e.g., the candidate moids of an ambiguous name.
+ * The one fan-out of the read tools: over the targets the policy allowed, in configuration order,
+ * denied ones getting their error slot. Every error slot is reduced to the advertised fan-out error
+ * shape (`{code, message, retryable, hint?, details?}`): clients that validate structured output
+ * reject unknown fields. `details` keeps, e.g., the candidate moids of an ambiguous name.
  */
-export async function readFanOut<T>(
+export async function fanOutRead<T>(
   ctx: ExecContext,
   fn: (client: VsphereClient, target: string, call: CallOptions) => Promise<T>,
 ): Promise<{ results: Array<{ target: string; ok: T } | { target: string; error: FanError }> }> {
-  const { results } = await fanOutRead(ctx, fn);
-  return { results: results.map((s: Slot<T>) => ('ok' in s ? s : { target: s.target, error: trimError(s.error) })) };
+  const allowed = ctx.allowedTargets.map((t) => t.name);
+  const timeoutMs = ctx.services.ext.fanOutTimeoutMs ?? 30_000;
+  const done = await pool(ctx).fanOut(allowed, (client, target, call) => fn(client, target.name, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs });
+  const byName = new Map(done.map((r) => [r.target, r]));
+  const wanted = new Set([...allowed, ...ctx.deniedTargets.keys()]);
+  const results: Array<{ target: string; ok: T } | { target: string; error: FanError }> = [];
+  for (const name of ctx.services.targets.map((t) => t.name).filter((n) => wanted.has(n))) {
+    const denied = ctx.deniedTargets.get(name);
+    const slot = denied ? { target: name, error: denied } : byName.get(name)!;
+    results.push('ok' in slot ? slot : { target: name, error: fanOutError(slot.error) });
+  }
+  return { results };
 }
 
-export function trimError(e: PublicError | FanError): FanError {
+/** An error in the advertised fan-out error shape (FanOutError), nothing more. */
+export function fanOutError(e: PublicError | FanError): FanError {
   return { code: e.code, message: e.message, retryable: e.retryable, ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) };
 }
 
@@ -45,7 +58,7 @@ export function detailFanOut<T>(
   query: string,
   fn: (client: VsphereClient, moid: string, call: CallOptions, found: Candidate) => Promise<T>,
 ) {
-  return readFanOut(ctx, async (client, _target, call) => {
+  return fanOutRead(ctx, async (client, _target, call) => {
     const found = await client.resolveOne(kind, query, call);
     return fn(client, found.moid, call, found);
   });

@@ -6,7 +6,7 @@ import { defineTool } from '../define.js';
 import { DatastoreArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
-import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
+import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, fanOutRead, readResolution } from './read-common.js';
 
 const MAX_DETAIL_VMS = 100;
 
@@ -57,7 +57,7 @@ export const listDatastores = defineTool({
   },
   async execute(args, _resolution, ctx) {
     const named = nameMatcher(args);
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       const rows = (await client.listDatastores(call)).filter(
         (d) => named(d.name) && (args.accessible === undefined || d.accessible === args.accessible),
       );

@@ -8,7 +8,7 @@ import { defineTool } from '../define.js';
 import { TargetsArg } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { compileRe2, EntityNameRegexArg, IsoTimeArg } from './filters.js';
-import { nnum, nstr, readFanOut, readResolution } from './read-common.js';
+import { nnum, nstr, fanOutRead, readResolution } from './read-common.js';
 import { ownText } from '../../core/own-text.js';
 
 const MAX_MINUTES = 90 * 24 * 60;
@@ -96,7 +96,7 @@ export const getEvents = defineTool({
   async execute(args, _resolution, ctx) {
     const w = windowOf(args);
     const types = args.event_type === undefined ? undefined : Array.isArray(args.event_type) ? args.event_type : [args.event_type];
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       const r = await client.events({
         since: w.since, ...(w.until ? { until: w.until } : {}), ...(types ? { eventTypes: types } : {}),
         ...(args.user ? { userName: args.user } : {}), ...(args.entity_name ? { entityNameRegex: args.entity_name } : {}),
@@ -168,7 +168,7 @@ export const getTasks = defineTool({
   async execute(args, _resolution, ctx) {
     const w = windowOf(args);
     const entityRe = args.entity_name !== undefined ? compileRe2(args.entity_name) : undefined;
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       // task_id and entity_name are matched here, so the client hands back the whole window.
       const r = await client.tasks({
         since: w.since, ...(w.until ? { until: w.until } : {}), ...(args.user ? { userName: args.user } : {}),

@@ -7,7 +7,7 @@ import { defineTool } from '../define.js';
 import { ConnectionStateArg, HostArg, LimitArg, NameArg, OffsetArg, TargetsArg } from '../args.js';
 import { fanOutSchema } from './common.js';
 import { nameMatcher, SafeNameRegexArg } from './filters.js';
-import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, readFanOut, readResolution } from './read-common.js';
+import { capped, detailFanOut, NamedRef, nbool, nnum, nstr, page, PageMeta, fanOutRead, readResolution } from './read-common.js';
 
 const MAX_DETAIL_VMS = 100;
 
@@ -59,7 +59,7 @@ export const listHosts = defineTool({
   },
   async execute(args, _resolution, ctx) {
     const named = nameMatcher(args);
-    return readFanOut(ctx, async (client, _target, call) => {
+    return fanOutRead(ctx, async (client, _target, call) => {
       const rows = (await client.listHosts(call)).filter(
         (h) => named(h.name) && (args.connection_state === undefined || h.connection_state === args.connection_state),
       );

@@ -2,8 +2,8 @@
 // grow a delta disk, so the result reminds the caller to delete it when done.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { NameArg, ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { resolveChangeVm, vmLabel, vmResolution, WouldField } from './change-support.js';
+import { NameArg, ChangeCommonArgs, TargetArg, VmArg, WouldField } from '../args.js';
+import { resolveChangeVm, vmLabel, vmResolution } from './change-support.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
 import { createSnapshotUndo } from './undo-rules.js';

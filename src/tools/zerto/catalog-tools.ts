@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import type { MutatingCatalog } from '../../core/catalog.js';
 import { defineTool, type CallContext, type Resolution } from '../define.js';
-import { siteTarget, WouldOut, zertoOf } from './zerto-common.js';
+import { siteTarget, zertoOf } from './zerto-common.js';
+import { WouldField } from '../args.js';
 import { ownText } from '../../core/own-text.js';
 
 const EntryOut = z.object({
@@ -76,7 +77,7 @@ export const zertoAddMutatingTool = defineTool({
     platform: z.enum(['linux', 'windows', 'any']).default('any').describe('Guest platform the tool acts on (informational).'),
     note: z.string().max(300).default('').describe('Why the tool is mutating, for the operator.'),
   }),
-  output: z.object({ entry: EntryOut.optional(), message: z.string().optional(), ...WouldOut }),
+  output: z.object({ entry: EntryOut.optional(), message: z.string().optional(), ...WouldField }),
   async resolve(args, ctx) {
     return catalogResolution(ctx, `add '${args.tool}' (vm_arg '${args.vm_arg}') to the mutating catalog`, [{ type: 'catalog_entry', name: args.tool }]);
   },
@@ -99,7 +100,7 @@ export const zertoRemoveMutatingTool = defineTool({
   idempotent: true,
   guard: false,
   input: z.object({ tool: ToolNameArg }),
-  output: z.object({ removed: EntryOut.optional(), message: z.string().optional(), ...WouldOut }),
+  output: z.object({ removed: EntryOut.optional(), message: z.string().optional(), ...WouldField }),
   async resolve(args, ctx) {
     return catalogResolution(ctx, `remove '${args.tool}' from the mutating catalog`, [{ type: 'catalog_entry', name: args.tool }]);
   },

@@ -3,7 +3,8 @@
 // somebody else's restore until proven otherwise: ending them needs force.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { siteOf, SiteArg, siteTarget, WouldOut, zertoOf } from './zerto-common.js';
+import { siteOf, SiteArg, siteTarget, zertoOf } from './zerto-common.js';
+import { WouldField } from '../args.js';
 
 const SessionOut = z.object({
   site: z.string(),
@@ -70,7 +71,7 @@ export const zertoEndFlrSession = defineTool({
     task_id: z.string().nullable().optional(),
     message: z.string().optional(),
     opened_by_this_server: z.boolean(),
-    ...WouldOut,
+    ...WouldField,
   }),
   async resolve(args, ctx) {
     const site = siteOf(zertoOf(ctx), args.site);

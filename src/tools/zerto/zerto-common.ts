@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.js';
 import { parseZertoVmIdentifier, planTaggedCheckpoint, uniqueVms, type PinDryRun } from '../../zerto/index.js';
 import type { GuardPlan, PinReport } from '../../core/guard.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
-import type { ToolServices } from '../services.js';
+import { configuredTarget, type ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
 import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
 import { ownText } from '../../core/own-text.js';
@@ -36,11 +36,6 @@ export function siteTarget(site: ZertoSite): TargetRef {
     // A URL the loader accepted but URL() does not: keep it as written.
   }
   return { name: site.config.name, host, tags: [] };
-}
-
-function configuredTarget(services: ToolServices, name: string): TargetRef | undefined {
-  const t = services.targets.find((x) => x.name === name);
-  return t ? { name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) } : undefined;
 }
 
 export interface VsphereHome {
@@ -121,8 +116,6 @@ export const PinPlanOut = {
   already_pinned: z.array(z.looseObject({ vpg: z.string(), vpg_id: z.string(), checkpoint_id: z.string() })).optional()
     .describe('Dry run: VPGs that already carry this change\'s tag (a retry reuses them).'),
 };
-
-export const WouldOut = { would: z.string().optional().describe('Dry run only: what would have happened. Nothing was changed.') };
 
 export interface VmPin {
   vm: string;
