@@ -9,9 +9,8 @@ const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/fault/flr-kill.te
 export default defineConfig({
   test: {
     // Suites wait on simulated vCenter/ZVM tasks and timers besides burning CPU, so more workers
-    // than cores shortens the run (measured on 2 cores, `default`: 167 s -> 66 s at 4 workers
-    // before isolate:false; with it, 61 s at 4, 51 s at 6, 49 s at 8 for 875 tests). Six keeps
-    // most of the gain without crowding the suites that wait on real sockets.
+    // than cores shortens the run; six keeps most of the gain without crowding the suites that
+    // wait on real sockets (measured in docs/performance.md).
     maxWorkers: 6,
     projects: [
       {
@@ -20,9 +19,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts', ...PROCESS_TESTS],
           // One module graph per worker, not per file: evaluating the server, the SDK, zod and the
-          // lab again for each of ~100 files was half the run's CPU (213 s -> 103 s summed over
-          // the workers and their children, all tests green). The price is that a file must leave
-          // nothing global behind: it closes its labs and servers and restores real timers.
+          // lab again for each file was half the run's CPU (docs/performance.md). The price is that
+          // a file must leave nothing global behind: it closes its labs and servers and restores
+          // real timers.
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -23,9 +23,9 @@ function enableCompileCache(): void {
 }
 
 /**
- * Lets V8's heap grow to 1.5x what the last full GC kept alive, not up to 4x: a 10,000-VM listing
- * promotes ~15 MB that is garbage once answered, and V8's own choice let ten listings reach a
- * 216 MB peak RSS over ~35 MB live (README, Performance). An operator's own setting wins.
+ * Lets V8's heap grow to 1.5x what the last full GC kept alive, not up to 4x: a large listing
+ * promotes garbage that V8's own choice keeps as peak RSS long after the answer (measured in
+ * docs/performance.md). An operator's own setting wins.
  */
 function limitHeapGrowth(): void {
   const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;

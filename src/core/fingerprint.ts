@@ -1,6 +1,6 @@
 // A short hash of a call's arguments, in a canonical form (object keys sorted), so that "the same
 // call again" can be recognised: a guard retry reuses a checkpoint only for the same action with
-// the same arguments (issue 13, item 5).
+// the same arguments.
 import { createHash } from 'node:crypto';
 
 export function canonical(value: unknown): unknown {

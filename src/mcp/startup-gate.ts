@@ -1,7 +1,7 @@
-// stdio answers the handshake (`initialize`, `server/discover`) before the tools have loaded: on
-// Node 20 importing the tool modules, pino and the vendor clients and starting the runtime is
-// about 100 ms of a ~240 ms start (README, Performance), and a client waits for the handshake's
-// answer before it sends anything else.
+// stdio answers the handshake (`initialize`, `server/discover`) before the tools have loaded:
+// importing the tool modules, pino and the vendor clients and starting the runtime is a large part
+// of a start (docs/performance.md), and a client waits for the handshake's answer before it sends
+// anything else.
 // Until the runtime is ready, this gate between the framed stdin and the SDK's transport lets only
 // the handshake through and holds every other message, in the order it came. `open()` releases
 // them and steps aside; `fail()` answers each held request with the reason the server did not

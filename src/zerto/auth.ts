@@ -3,7 +3,7 @@
 // are read at fetch time, so rotating an environment variable needs no restart. A token is reused
 // until shortly before `expires_in` runs out; concurrent callers share one fetch; a 401 from /v1
 // invalidates exactly the token that failed (not a newer one another caller already fetched).
-// Re-login instead of refresh_token: no Zerto sample uses refresh, and Q1 leaves it unconfirmed.
+// Re-login instead of refresh_token: no Zerto sample uses refresh (inferred: docs/zerto-notes.md).
 
 import { z } from 'zod';
 import { AppError } from '../core/errors.js';

@@ -201,7 +201,7 @@ export class ZvmClient {
     return required(id, this.site.name, 'the FLR session id');
   }
 
-  /** One session, or null when the ZVM no longer knows it (404, or an empty array per Q7). */
+  /** One session, or null when the ZVM no longer knows it (404, or an empty array). */
   async getFlrSession(sessionId: string, signal?: AbortSignal): Promise<FlrSession | null> {
     try {
       return await this.rest.call('GET', `/v1/flrs/${enc(sessionId)}`, { schema: FlrSessionOne, signal });
@@ -245,7 +245,7 @@ export class ZvmClient {
     });
   }
 
-  /** Asks for a download link for the given FLR paths; the link may be relative or absolute (Q12). */
+  /** Asks for a download link for the given FLR paths; the link may be relative or absolute. */
   async requestFlrDownload(sessionId: string, paths: string[], signal?: AbortSignal): Promise<string> {
     const url = await this.rest.call('POST', `/v1/flrs/${enc(sessionId)}/download`, { schema: ActionResult, body: { pathList: paths }, signal });
     return required(url, this.site.name, 'the download URL');
@@ -255,7 +255,7 @@ export class ZvmClient {
    * GETs a download link, always from the configured origin: the bearer is never sent anywhere
    * else. An absolute link naming another host (the appliance's FQDN where the config has its IP,
    * or any host) is fetched from the configured origin with the link's path, since the ZVM that
-   * issued it is the one this client is configured for (Q12: the link form is undocumented).
+   * issued it is the one this client is configured for (the link form is undocumented: docs/zerto-notes.md).
    */
   async fetchDownload(link: string, opts: { signal?: AbortSignal | undefined; maxBytes: number; timeoutMs?: number }): Promise<{ url: string; response: RawResponse }> {
     const resolved = new URL(resolveDownloadUrl(this.site.url, link));
@@ -303,7 +303,7 @@ export class ZvmClient {
 }
 
 /**
- * Q12: the 5.x UI returned `v1/downloads/<id>` (relative, no leading slash); 10.x may return an
+ * The 5.x UI returned `v1/downloads/<id>` (relative, no leading slash); 10.x may return an
  * absolute URL. Relative links resolve against the site's base URL, with or without the slash.
  */
 export function resolveDownloadUrl(base: string, link: string): string {

@@ -1,4 +1,4 @@
-// What an FLR download link returns is not documented (Q12): possibly the raw file, possibly a ZIP
+// What an FLR download link returns is not documented (docs/zerto-notes.md): possibly the raw file, possibly a ZIP
 // even for one file. This decides from the bytes and headers, and unzips with fflate. A requested
 // file that is itself a .zip is returned as is unless the payload is clearly a wrapper around it.
 

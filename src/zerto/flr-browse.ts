@@ -3,7 +3,7 @@
 // matches it (case-insensitively on Windows) whatever the ZVM does with case, and a missing folder
 // on one partition simply means "not on this partition".
 //
-// Which partition is which Windows drive is not reported (Q11): the drive letter is honoured when
+// Which partition is which Windows drive is not reported (docs/zerto-notes.md): the drive letter is honoured when
 // labels name drives; otherwise a C: path may be found on any one partition, but another drive's
 // path is never silently served from whichever partition happens to hold that relative path.
 
@@ -15,7 +15,7 @@ import { sleep } from './sleep.js';
 import { ownText } from '../core/own-text.js';
 
 /**
- * Every FlrSessionStatus word the evidence documents (Q13: the 10.x Swagger makes it a plain string
+ * Every FlrSessionStatus word the evidence documents (docs/zerto-notes.md: the 10.x Swagger makes it a plain string
  * with no enum). 7.x docs: MountInProgress, MountCompletedSuccessfully, MountFailed (list cut off
  * there); the 5.x UI: NotMounted, MountInProgress, MountReady, UnmountInProgress; the lab adds the
  * unmount pair by analogy (INFERRED). Anything else is unknown: logged once, reported, waited on

@@ -3,14 +3,14 @@
 // same functions. A VPG whose every site refuses is no failure while another VPG remains: the
 // restore moves on, and only the last refusal is final, naming each VPG and site tried.
 //
-// Which ZVM mounts FLR for a VPG whose protected and recovery sites differ is not settled (Q8): the
+// Which ZVM mounts FLR for a VPG whose protected and recovery sites differ is not settled (docs/zerto-notes.md): the
 // 10.0 U6 Swagger describes FLR "from the protected site", the 7.x docs say the recovery site. So
 // nothing is refused up front: Zerto is asked first (pointsInTime's CanMount, where the route
 // exists), then the mount is tried at the ZVM the VM was found on, then at the recovery site's
 // ZVM when config.json has that site (matched by site identifier). Only when neither accepts is
 // the restore refused, naming each ZVM tried, what it said, and which site to configure.
 // That a VPG's checkpoint keeps its identifier at the peer ZVM is INFERRED (both ZVMs of a pair
-// list one journal).
+// list one journal; docs/zerto-notes.md).
 
 import { AppError } from '../core/errors.js';
 import type { ZvmClient } from './client.js';

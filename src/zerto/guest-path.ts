@@ -1,7 +1,7 @@
 // Guest paths as an administrator writes them (`/etc/app.conf`, `C:\app\app.ini`) mapped onto
 // FLR browse paths (`<partition label>/etc/app.conf`, `<NTFS label>/app/app.ini`). FLR paths use
 // forward slashes only (docs/zerto-notes.md). Which partition holds a Windows drive letter
-// is not reported by the ZVM (Q11): the drive letter selects a partition only when labels name
+// is not reported by the ZVM (docs/zerto-notes.md): the drive letter selects a partition only when labels name
 // drives; otherwise flr-browse refuses to guess for drives other than C: (pass `partition`).
 
 import { AppError } from '../core/errors.js';
@@ -67,7 +67,7 @@ export function orderPartitions(labels: string[], gp: GuestPath): string[] {
   return [...labels].sort((a, b) => score(a) - score(b));
 }
 
-/** The drive letter a partition label names (`... (C:)` or `C:`), upper case; per Q11 a guess. */
+/** The drive letter a partition label names (`... (C:)` or `C:`), upper case; a guess (docs/zerto-notes.md). */
 export function labelDrive(label: string): string | undefined {
   return /(?:^|[^a-z0-9])([a-z]):(?![a-z0-9])/i.exec(label)?.[1]?.toUpperCase();
 }

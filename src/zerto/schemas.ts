@@ -82,7 +82,7 @@ export const VmRow = keyed({
   RecoverySite: SiteLink.nullable().optional(),
   ProtectedSiteName: str,
   RecoverySiteName: str,
-  // Pre-10.x names (Q14): used only when the 10.x names are missing.
+  // Pre-10.x names (docs/zerto-notes.md): used only when the 10.x names are missing.
   SourceSite: str,
   TargetSite: str,
   Status: enumValue,
@@ -156,7 +156,7 @@ export type Task = z.infer<typeof Task>;
 
 /**
  * One row of GET /v1/vms/{id}/pointsInTime: Zerto's documented per-checkpoint FLR eligibility
- * (`CanMount.IsAllowed` and `Reason`, CONFIRMED by the Swagger; PascalCase INFERRED).
+ * (`CanMount.IsAllowed` and `Reason`, CONFIRMED by the Swagger; PascalCase INFERRED; docs/zerto-notes.md).
  */
 export const PointInTime = keyed({
   Checkpoint: Checkpoint.nullable().optional(),
@@ -167,7 +167,7 @@ export const PointInTimeList = lenientList(PointInTime);
 
 export const FlrSession = keyed({
   FlrSessionIdentifier: z.string(),
-  // A string on 7.x (`MountCompletedSuccessfully`); Q13 leaves the 10.x vocabulary open.
+  // A string on 7.x (`MountCompletedSuccessfully`); the 10.x vocabulary is open (docs/zerto-notes.md).
   FlrSessionStatus: z.union([z.string(), z.number()]).nullable().optional(),
   FlrSessionType: str,
   VmIdentifier: str,
@@ -180,7 +180,7 @@ export type FlrSession = z.infer<typeof FlrSession>;
 export const FlrSessionList = lenientList(FlrSession);
 
 /**
- * Q7: GET /v1/flrs/{id} is an array in the 10.x Swagger but a single object in the 7.x docs.
+ * GET /v1/flrs/{id} is an array in the 10.x Swagger but a single object in the 7.x docs.
  * Accept both; an empty array means the session is gone.
  */
 export const FlrSessionOne = z.union([FlrSession, z.array(FlrSession)]).transform((v) => (Array.isArray(v) ? (v[0] ?? null) : v));

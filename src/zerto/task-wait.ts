@@ -3,7 +3,7 @@
 // one budget covers the task and whatever follows it; the caller turns the outcome into its own
 // error (checkpoint_failed, flr_failed ...).
 //
-// The task route is not trusted to answer (Q6): zvml-python-sdk keeps polling through a 401 on it
+// The task route is not trusted to answer (docs/zerto-notes.md): zvml-python-sdk keeps polling through a 401 on it
 // ("task may be completed and no longer accessible") and through a 404. Whether a real ZVM really
 // refuses a valid token there is INFERRED from that SDK alone. So any refusal of the route itself
 // (401 after the one re-login rest.ts does, 400, 403, 404, 5xx after its retries) ends the task
@@ -19,7 +19,7 @@ export type TaskOutcome =
   | { kind: 'completed'; task: Task }
   | { kind: 'failed'; task: Task; reason: string }
   | { kind: 'timeout'; last: Task | null }
-  /** 404: the task aged out or lives on another site (Q6); the caller checks the effect instead. */
+  /** 404: the task aged out or lives on another site; the caller checks the effect instead. */
   | { kind: 'gone' }
   /** The route refused (401 with a fresh token, 400, 403, 5xx): the caller checks the effect instead. */
   | { kind: 'unreadable'; status: number; message: string };

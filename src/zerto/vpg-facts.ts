@@ -21,7 +21,7 @@ export interface ProtectingVpg {
   flr_possible: boolean;
   flr_reason: string;
   public_cloud_protected: boolean;
-  /** Why it is (or is not) considered public-cloud protected; the evidence is inferred (Q15). */
+  /** Why it is (or is not) considered public-cloud protected; the evidence is inferred (docs/zerto-notes.md). */
   public_cloud_reason: string;
   /** The configured journal history: a checkpoint lasts at most this long (less if the journal fills or re-syncs). */
   journal_history_minutes: number | null;
@@ -31,7 +31,7 @@ const VPG_STATUS = ['Initializing', 'MeetingSLA', 'NotMeetingSLA', 'HistoryNotMe
 
 /**
  * Entity types treated as public cloud. 3 is AWS ("PublicCloud" in older docs); 5 is undocumented
- * and taken to be Azure (Q15). Names are matched too, for builds that serialize enum names.
+ * and taken to be Azure (inferred: docs/zerto-notes.md). Names are matched too, for builds that serialize enum names.
  */
 const CLOUD_ENTITY_NUMBERS = new Set([3, 5]);
 const CLOUD_NAME = /aws|azure|gcp|google|publiccloud|public cloud/i;
@@ -104,7 +104,7 @@ function flrVerdict(local: boolean, rec: SiteRef, ctx: SiteContext, row: VmRow |
     return { possible: false, reason: 'the VM is protected in a public cloud; journal FLR is supported here for vSphere-protected VMs only' };
   }
   if (!local) {
-    // Q8: which ZVM mounts is unconfirmed, so both are tried (flr-site.ts).
+    // Which ZVM mounts is unconfirmed (docs/zerto-notes.md), so both are tried (flr-site.ts).
     return { possible: true, reason: `replicates to '${rec.name}': FLR is tried on this site's ZVM first, then on the ZVM of '${rec.name}' if config.json has that site` };
   }
   if (!sameId(rec.id, ctx.local.id)) {

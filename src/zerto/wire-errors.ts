@@ -1,5 +1,5 @@
 // Turning a ZVM's non-2xx answer into an AppError. The 10.x error body is not settled (open
-// question Q2 in docs/zerto-notes.md): the Windows ZVM sent `{"Message": ...}`, Keycloak sends
+// question in docs/zerto-notes.md): the Windows ZVM sent `{"Message": ...}`, Keycloak sends
 // `{"error", "error_description"}`, ASP.NET Core may send ProblemDetails (`title`/`detail`) or a
 // validation map (`errors`), and proxies send HTML. Every shape yields a readable message, and
 // every message passes through `redactSecrets` before it leaves this module.

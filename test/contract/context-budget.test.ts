@@ -1,4 +1,4 @@
-// The context budget of DESIGN section 10, measured on what a client receives: with the default
+// The context budget, measured on what a client receives: with the default
 // toolsets in --lab, at most 40 tools, at most 8,000 tokens (bytes / 4) of what a model reads
 // (names, titles, descriptions, input schemas, annotations), and at most 60 KB for the whole
 // tools/list answer (output schemas included). The same numbers for TOOLSETS=all are reported.

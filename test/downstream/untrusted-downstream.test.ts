@@ -1,4 +1,4 @@
-// Untrusted text from a server behind the gateway (issue 13, item 6): a guest file written to end
+// Untrusted text from a server behind the gateway: a guest file written to end
 // the fence early and speak as this server reaches the model as data, fenced in text and marked in
 // structuredContent and _meta, in results, in the downstream's own errors (a file name it quotes)
 // and in the checkpoint line the gateway adds. Real filesystem server as guestfs, real MCP client.

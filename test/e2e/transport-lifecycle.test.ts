@@ -1,4 +1,4 @@
-// The process lives and dies with its transport (issue 13, item 3). Spawns the built binary as an
+// The process lives and dies with its transport. Spawns the built binary as an
 // MCP client would: a JSON-RPC message over the 10 MiB frame limit is answered with a JSON-RPC
 // error and the session goes on, and a closed transport ends the process (dashboard included).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';

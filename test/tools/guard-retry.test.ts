@@ -1,4 +1,4 @@
-// Guard bookkeeping (issue 13, item 5): the pipeline's own guard reuses a checkpoint only for a
+// Guard bookkeeping: the pipeline's own guard reuses a checkpoint only for a
 // true retry of the same call (same change_id, tool and arguments) and says so (`reused: true`)
 // in the result and the audit line; the same change_id with other arguments pins a new one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

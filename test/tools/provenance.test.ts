@@ -1,4 +1,4 @@
-// Provenance that cannot be forged (issue 13, item 4): every audit line says which door a call
+// Provenance that cannot be forged: every audit line says which door a call
 // came through (`via`), an MCP client's self-chosen name is namespaced and reduced to a small
 // alphabet, and checkpoint tags carry that same identity. A client that names itself like a
 // dashboard approver gets neither the same identity nor a confusable one.

@@ -1,4 +1,4 @@
-// Untrusted text is data (issue 13, item 6): a VM whose name is written to read like the rest of a
+// Untrusted text is data: a VM whose name is written to read like the rest of a
 // proposal cannot rewrite the summary a human approves (through MCP and the dashboard's pending
 // view); upstream text reaches the model fenced (text) and marked (structuredContent, _meta), in
 // results and in errors; a fake closing fence inside it cannot close the real one; and the

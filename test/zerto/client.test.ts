@@ -84,7 +84,7 @@ describe('ZVM client over the wire', () => {
     expect((await thrown(() => lab!.client.listVpgs(ac.signal))).code).toBe('cancelled');
   });
 
-  it('accepts a FLR session as an object or a one-element array (Q7)', async () => {
+  it('accepts a FLR session as an object or a one-element array', async () => {
     lab = await startLab();
     const cps = await lab.client.listCheckpoints('aaaaaaaa-0000-4000-8000-000000000001');
     const id = await lab.client.mountFlr({ vpgId: 'aaaaaaaa-0000-4000-8000-000000000001', vmId: '4f3c1a2e-7d1b-4c5e-9a10-1b2c3d4e5f01.vm-101', checkpointId: cps[0]!.CheckpointIdentifier });
@@ -96,7 +96,7 @@ describe('ZVM client over the wire', () => {
 });
 
 describe('wire helpers', () => {
-  it('reads every plausible error body shape (Q2)', () => {
+  it('reads every plausible error body shape', () => {
     const j = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
     expect(errorBodyText(j({ Message: 'bad id' }), 'application/json')).toBe('bad id');
     expect(errorBodyText(j({ message: 'lower' }), 'application/json')).toBe('lower');
@@ -108,7 +108,7 @@ describe('wire helpers', () => {
     expect(errorBodyText(Buffer.alloc(0), undefined)).toBeUndefined();
   });
 
-  it('resolves relative and absolute download links (Q12)', () => {
+  it('resolves relative and absolute download links', () => {
     expect(resolveDownloadUrl('https://zvm:443', 'v1/downloads/a.b')).toBe('https://zvm/v1/downloads/a.b');
     expect(resolveDownloadUrl('https://zvm', '/v1/downloads/a.b')).toBe('https://zvm/v1/downloads/a.b');
     expect(resolveDownloadUrl('https://zvm', 'https://other:8443/x')).toBe('https://other:8443/x');

@@ -137,7 +137,7 @@ describe('pinTaggedCheckpoint', () => {
     expect(taggedOn(lab, VPG_AZURE, 'chg-9b')).toEqual([res.tag]);
   });
 
-  it('maps the ZVM\'s own refusal of a cloud insert too (Q3), keeping the server\'s words', async () => {
+  it('maps the ZVM\'s own refusal of a cloud insert too, keeping the server\'s words', async () => {
     lab = await startLab();
     zvmFaults(lab.zvm).failRoute(INSERT, 1, 400, 'Tagged checkpoints are not supported when the protected site is Azure');
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-10' }));

@@ -1,4 +1,4 @@
-// The pin's waits run on an injected clock and sleep (issue 10's leftover): a checkpoint that is
+// The pin's waits run on an injected clock and sleep: a checkpoint that is
 // never listed times out after the whole 10-minute budget, walked on a fake clock, without the
 // test waiting on the wall clock; every poll sleeps the poll interval it was given.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // What third-party clients and the 10.0 U6 Swagger say a real ZVM does differently from the
-// first simulator (zerto-clients-evidence.md §2), each through the real client over https against
+// first simulator (docs/zerto-notes.md), each through the real client over https against
 // the simulated ZVM with the matching switch.
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';

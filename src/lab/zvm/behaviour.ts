@@ -3,7 +3,7 @@
 // defaults are a well-behaved 10.x appliance as far as the evidence goes. `--lab` only ever reads
 // it. Tests flip it through testing/faults.ts, which the shipped lab does not import.
 
-/** Which ZVM accepts FLR for a VPG whose protected and recovery sites differ (Q8, unconfirmed). */
+/** Which ZVM accepts FLR for a VPG whose protected and recovery sites differ (unconfirmed: docs/zerto-notes.md). */
 export type RemoteFlrRule = 'recovery-site' | 'protected-site' | 'either' | 'none';
 
 export interface RouteFault {
@@ -33,24 +33,24 @@ export class LabZvmBehaviour {
    * zvml-python-sdk reads such a 401 as "task completed and no longer accessible" (docs/zerto-notes.md).
    */
   taskRouteRefusals = 0;
-  /** Q7: GET /v1/flrs/{id} as a single object or a one-element array. */
+  /** GET /v1/flrs/{id} as a single object (7.x docs) or a one-element array (10.x Swagger). */
   sessionShape: 'object' | 'array' = 'array';
-  /** Reported instead of `MountCompletedSuccessfully` once mounted (Q13: the 10.x vocabulary is open). */
+  /** Reported instead of `MountCompletedSuccessfully` once mounted (the 10.x vocabulary is open). */
   mountedStatusWord: string | number | null = null;
-  /** Q10: browse pages when asked and by default; pageSize above the maximum is capped. */
+  /** Browse pages when asked and by default; pageSize above the maximum is capped. */
   browseDefaultPageSize = 50;
   browseMaxPageSize = 200;
   /** Browse `pageNumber` counts from 1 (0 read as 1) or from 0: undocumented either way. */
   browsePageBase: 0 | 1 = 1;
-  /** Q12: download link relative (`v1/downloads/...`) or absolute. */
+  /** Download link relative (`v1/downloads/...`) or absolute. */
   downloadUrlForm: 'relative' | 'absolute' = 'relative';
-  /** Q12: absolute links name this origin (another host name of the appliance) instead of our own. */
+  /** Absolute links name this origin (another host name of the appliance) instead of our own. */
   downloadLinkOrigin: string | null = null;
-  /** Q12: single-file downloads raw or wrapped in a ZIP. */
+  /** Single-file downloads raw or wrapped in a ZIP. */
   downloadFormat: 'raw' | 'zip' = 'raw';
   /** Download GETs left to fail with 500. */
   failingDownloads = 0;
-  /** Q8: which ZVM mounts FLR for a VPG that replicates to another site (7.x docs: the recovery site). */
+  /** Which ZVM mounts FLR for a VPG that replicates to another site (7.x docs: the recovery site). */
   remoteFlr: RemoteFlrRule = 'recovery-site';
   /**
    * Whether a VPG protected in a public cloud takes tagged checkpoints. No source says either way

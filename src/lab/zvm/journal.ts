@@ -15,7 +15,7 @@ export interface LabCheckpoint {
   /** Lab clock time the checkpoint captures. */
   at: number;
   tag: string | null;
-  /** Q4 guess: 0 automatic, 1 tagged. */
+  /** 0 automatic, 1 tagged (inferred: docs/zerto-notes.md). */
   type: 0 | 1;
   /** When it starts to be listed; Infinity = never (failed insert, or the `never` fault). */
   visibleAt: number;

@@ -15,7 +15,7 @@ function site(name: string): LabZertoSite {
   return LAB_ZERTO_SITES.find((s) => s.name === name)!;
 }
 
-/** Q15: 0 vCenter, 3 AWS, 5 taken to be Azure. */
+/** 0 vCenter, 3 AWS, 5 taken to be Azure (inferred: docs/zerto-notes.md). */
 function entityType(s: LabZertoSite): number {
   return s.siteType === 'Azure' ? 5 : s.siteType === 'Aws' ? 3 : 0;
 }

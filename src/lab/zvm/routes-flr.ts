@@ -2,7 +2,7 @@
 // see the guest's files as they were at the checkpoint's time, browse one page at a time; the
 // download link is served on this host (relative, or absolute under this or another host name),
 // needs the bearer, and dies with the session. Which ZVM of a site pair mounts FLR for a VPG that
-// replicates between them is a switch (state.flrRefusal), since the evidence is split (Q8).
+// replicates between them is a switch (state.flrRefusal), since the evidence is split (docs/zerto-notes.md).
 
 import { randomUUID } from 'node:crypto';
 import { browse, buildTree, packDownload } from './flr-fs.js';

@@ -13,7 +13,7 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
     if (!v) throw new HttpError(404, `VPG with identifier ${id} was not found`);
     return v;
   };
-  /** The (VM, VPG) row a per-VM route is about; vpgIdentifier is needed when the VM is in several (as /v1/vms/{id}; INFERRED for pointsInTime). */
+  /** The (VM, VPG) row a per-VM route is about; vpgIdentifier is needed when the VM is in several (as /v1/vms/{id}; INFERRED for pointsInTime: docs/zerto-notes.md). */
   const vmRowOf = (vmId: string, url: URL) => {
     const vpgId = queryParam(url, 'vpgIdentifier');
     const rows = state.vmRows().filter((r) => eq(vmId, r.vmIdentifier) && eq(vpgId, r.vpg.id));
@@ -81,7 +81,7 @@ export function protectionRoutes(state: LabZvmState, base: () => string): Route[
   ];
 }
 
-/** `{Earliest, Latest}` as checkpoints/stats answers; pointsInTime/stats is taken to match (INFERRED). */
+/** `{Earliest, Latest}` as checkpoints/stats answers; pointsInTime/stats is taken to match (INFERRED: docs/zerto-notes.md). */
 function stats(list: ReturnType<LabZvmState['listedCheckpoints']>): Record<string, unknown> {
   return { Earliest: list[0] ? render.checkpoint(list[0]) : null, Latest: list.at(-1) ? render.checkpoint(list.at(-1)!) : null };
 }

@@ -10,7 +10,7 @@ const TASK_TYPES: Array<LabTask['type']> = ['InsertTaggedCP', 'FlrJournalMount',
 const TASK_STATES = ['', 'InProgress', 'WaitingForUserInput', 'Paused', 'Failed', 'Stopped', 'Completed', 'Cancelling'];
 /** Indexed by the integer VPG Status the lab emits (docs/zerto-notes.md). */
 export const VPG_STATUSES = ['Initializing', 'MeetingSLA', 'NotMeetingSLA', 'HistoryNotMeetingSLA', 'RpoNotMeetingSLA', 'FailingOver', 'Moving', 'Deleting', 'Recovered'];
-/** INFERRED order: 0 VCenter and 3 AWS are documented; 5 is taken to be Azure (Q15), as render.ts emits. */
+/** INFERRED order: 0 VCenter and 3 AWS are documented; 5 is taken to be Azure (docs/zerto-notes.md), as render.ts emits. */
 const ENTITY_TYPES = ['VCenter', 'VCD', 'HyperV', 'AWS', 'PublicCloud', 'Azure'];
 
 export function taskRoutes(state: LabZvmState, base: () => string): Route[] {

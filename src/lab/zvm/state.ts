@@ -125,7 +125,7 @@ export class LabZvmState {
     return this.journal.listed(vpgId, now);
   }
 
-  /** Whether this ZVM mounts FLR for `vpg`, and why not (Q8: the rule is a lab switch). */
+  /** Whether this ZVM mounts FLR for `vpg`, and why not (the rule is unconfirmed, so it is a lab switch). */
   flrRefusal(vpg: LabVpg): string | null {
     if (vpg.protectedSite === vpg.recoverySite) return null;
     const role = vpg.recoverySite === this.site.name ? 'recovery-site' : 'protected-site';

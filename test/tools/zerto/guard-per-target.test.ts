@@ -1,5 +1,5 @@
 // A guard call naming VMs on two vSphere targets is decided per vSphere target and denied if any
-// target denies (issue 13, item 5); before, it was decided under the Zerto site's policy alone.
+// target denies, not under the Zerto site's policy alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { errorOf, ok } from './support.js';

@@ -1,4 +1,4 @@
-// The real-ZVM deviations of zerto-clients-evidence.md §2 through the tools, with a real MCP
+// What a real ZVM does differently (docs/zerto-notes.md, "Against a real ZVM"), through the tools, with a real MCP
 // client against the lab: task route refusing a valid token, paged browse, a download link on
 // another host, an unknown mount status, and one VM reached through two targets of one vCenter.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';

@@ -1,5 +1,5 @@
 // zerto_recover_file and Windows drives, through a real MCP client against the lab. The lab's FLR
-// labels (`partition#1 NTFS`, `partition#2 NTFS`) do not name drive letters, as Q11 leaves open for
+// labels (`partition#1 NTFS`, `partition#2 NTFS`) do not name drive letters, as the evidence leaves open for
 // a real ZVM: a D: path must never come back from C:'s partition, and `partition` picks one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
