@@ -57,6 +57,10 @@ describe('toolsets', () => {
     expect(flr).toEqual(['list_targets', 'zerto_recover_file', 'zerto_list_flr_sessions', 'zerto_end_flr_session', ...LIFECYCLE, ...CHANGE_HANDLES]);
     const all = await served('all');
     expect(all.length).toBe(ALL_TOOLS.length + 2);
+    // Every set of TOOLSETS is served in --lab but downstream, whose tools need servers behind this one.
+    const setOf = new Map([...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())].map((t) => [t.name, t.toolset]));
+    const servedSets = new Set(all.map((n) => setOf.get(n)));
+    expect(TOOLSET_NAMES.filter((id) => !servedSets.has(id))).toEqual(['downstream']);
     expect(await served('default,zerto_catalog,vsphere_destructive')).toEqual(expect.arrayContaining(['zerto_add_mutating_tool', 'delete_vm']));
   }, 60_000);
 
