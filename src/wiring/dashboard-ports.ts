@@ -5,8 +5,7 @@ import { fileLinesBackward } from '../core/audit/tail.js';
 import type { DashboardAuditQuery, DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
 import type { BuiltServer } from '../server.js';
 import { approvalQuestion } from '../core/approval-question.js';
-import { confirmProposal } from '../tools/pipeline.js';
-import { auditor } from '../tools/pipeline-call.js';
+import { cancelProposal, confirmProposal } from '../tools/pipeline.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 import { ownText } from '../core/own-text.js';
 
@@ -46,8 +45,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     },
 
     async cancel(id, approver, principal) {
-      const p = await services.confirmations.cancelById(id, approver);
-      await auditor({ ...built.callContext(approver, undefined, principal), auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled' });
+      await cancelProposal(built.callContext(approver, undefined, principal), () => services.confirmations.cancelById(id, approver));
       return { state: 'cancelled' };
     },
 
