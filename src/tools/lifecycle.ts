@@ -6,8 +6,8 @@ import type { Approver } from '../core/approval.js';
 import type { Proposal } from '../core/confirmation-store.js';
 import { defineTool, type CallContext } from './define.js';
 import { TokenArg } from './args.js';
-import { cancelProposal, confirmProposal } from './pipeline.js';
-import { ProposalRefusal } from './pipeline-call.js';
+import { confirmProposal } from './pipeline.js';
+import { auditCancelled, ProposalRefusal } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
@@ -66,7 +66,8 @@ export const cancelAction = defineTool({
   input: z.object({ token: TokenArg }),
   output: z.object({ state: z.literal('cancelled'), tool: z.string(), target: z.string(), proposal_id: z.string() }),
   async onProposal(args, ctx) {
-    const p = await cancelProposal(ctx, () => ctx.services.confirmations.cancel(args.token, ctx.identity), {});
+    const p = await ctx.services.confirmations.cancel(args.token, ctx.identity);
+    await auditCancelled(ctx, p, { args: {} });
     return { state: 'cancelled' as const, tool: p.tool, target: p.target.name, proposal_id: p.id };
   },
 });

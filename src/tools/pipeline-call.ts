@@ -119,6 +119,14 @@ export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
       });
 }
 
+/**
+ * The `cancelled` line of a proposal, under the proposal's own audit id: cancel_action, the
+ * dashboard's Cancel and a person's answer in the client write it here, after the store cancelled it.
+ */
+export function auditCancelled(ctx: CallContext, p: Proposal<PendingCall>, line: { args?: Record<string, unknown>; detail?: Record<string, unknown> } = {}) {
+  return auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', ...line });
+}
+
 /** The call's auditor; on a confirmation every line also carries the approval receipt. */
 export function auditOf(call: Call) {
   const undoOf = call.resolution?.undoOf;

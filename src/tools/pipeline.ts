@@ -12,7 +12,7 @@ import { askHuman, resumedProposal } from './human-approval.js';
 import { proposalOutput } from './proposal.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
-import { auditor, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
+import type { Call, Step, ToolOutcome } from './pipeline-call.js';
 import { resolveChange, resolveRead, validate } from './pipeline-input.js';
 import { afterPolicy, changeLimits, changePolicy, readLimits, readPolicy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
@@ -161,16 +161,6 @@ export async function runSteps(call: Call, steps: readonly Step[] = stepsFor(cal
 /** A change that was decided and confirmed, and is no dry run, is followed by the change watcher. */
 function followsChange(call: Call): boolean {
   return !call.followed && call.tool.followUp !== false && !call.dryRun && call.ctx.services.changes !== undefined;
-}
-
-/**
- * Cancels a proposal (cancel_action by its token, the dashboard by its id) and writes its
- * `cancelled` line under the proposal's own audit id: one path for both doors.
- */
-export async function cancelProposal(ctx: CallContext, cancel: () => Proposal<PendingCall> | Promise<Proposal<PendingCall>>, args?: Record<string, unknown>): Promise<Proposal<PendingCall>> {
-  const p = await cancel();
-  await auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', ...(args ? { args } : {}) });
-  return p;
 }
 
 export function newCall(tool: AnyTool, ctx: CallContext, rawArgs: unknown): Call {

@@ -5,7 +5,8 @@ import { fileLinesBackward } from '../core/audit/tail.js';
 import type { DashboardAuditQuery, DashboardPorts, DashboardProposal, InventoryKind } from '../dashboard/ports.js';
 import type { BuiltServer } from '../server.js';
 import { approvalQuestion } from '../core/approval-question.js';
-import { cancelProposal, confirmProposal } from '../tools/pipeline.js';
+import { confirmProposal } from '../tools/pipeline.js';
+import { auditCancelled } from '../tools/pipeline-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 import { ownText } from '../core/own-text.js';
 
@@ -45,7 +46,8 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
     },
 
     async cancel(id, approver, principal) {
-      await cancelProposal(built.callContext(approver, undefined, principal), () => services.confirmations.cancelById(id, approver));
+      const p = await services.confirmations.cancelById(id, approver);
+      await auditCancelled(built.callContext(approver, undefined, principal), p);
       return { state: 'cancelled' };
     },
 

@@ -9,7 +9,7 @@ import { fakeInventory, testTools } from '../support/test-tools.js';
 import { CHANGE_STEPS, LIFECYCLE_STEPS, newCall, READ_STEPS, runSteps, stepsFor } from '../../src/tools/pipeline.js';
 import type { Call, Step } from '../../src/tools/pipeline-call.js';
 import { resolveChange as resolve, validate } from '../../src/tools/pipeline-input.js';
-import { changeLimits as limits, changePolicy as policy, readPolicy, stateChecks } from '../../src/tools/pipeline-policy.js';
+import { afterPolicy, changeLimits as limits, changePolicy as policy, readPolicy, stateChecks } from '../../src/tools/pipeline-policy.js';
 import { proposeOrConfirm } from '../../src/tools/pipeline-propose.js';
 import { guard, pin } from '../../src/tools/pipeline-guard.js';
 import { dryRun, executeChange as execute, safetySnapshot, startExecution } from '../../src/tools/pipeline-execute.js';
@@ -244,6 +244,50 @@ describe('guard', () => {
     expect(call.checkpoint!.checkpoints[0]).toHaveProperty('reused', false);
     expect(call.checkpoint!.reused).toBe(false);
     expect(lastLine()).toMatchObject({ phase: 'checkpointed', detail: { tag: 'ai:test | x' } });
+  });
+});
+
+describe('after policy', () => {
+  /** test_set_cpu whose resolution completes its summary from the decision's flags; `fail` makes that throw. */
+  function completedLater(seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }>, fail = false): AnyTool {
+    const base = tool('test_set_cpu');
+    return {
+      ...base,
+      resolve: async (args: Record<string, unknown>, ctx: Call['ctx']) => ({
+        ...(await base.resolve!(args, ctx)), bulkCount: 3,
+        afterPolicy: async (flags: { autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }) => {
+          seen.push(flags);
+          if (fail) throw new AppError('unreachable', 'vCenter stopped answering');
+          return { summary: `told after policy: safety ${flags.autoSnapshotBeforeDestroy ? 'on' : 'off'}` };
+        },
+      }),
+    };
+  }
+
+  it('completes the resolution with the decision\'s flags; the hook itself is not kept', async () => {
+    await harness('defaults:\n  mutate: allow\n  auto_snapshot_before_destroy: false\n  max_bulk_objects: 7\n');
+    const seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }> = [];
+    const call = await upTo(afterPolicy, completedLater(seen), setCpu);
+    expect(await afterPolicy.run(call)).toBeUndefined();
+    expect(seen).toMatchObject([{ autoSnapshotBeforeDestroy: false, maxBulkObjects: 7 }]);
+    expect(call.resolution!.summary).toBe('told after policy: safety off');
+    expect(call.resolution).not.toHaveProperty('afterPolicy');
+    expect(call.resolution!.affected).toMatchObject([{ moid: 'vm-1' }]);
+  });
+
+  it('never runs for a call the limits step denied (max_bulk_objects)', async () => {
+    await harness('defaults:\n  mutate: allow\n  max_bulk_objects: 2\n');
+    const seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }> = [];
+    const out = await runSteps(callOf(completedLater(seen), setCpu));
+    expect(out).toMatchObject({ ok: false, error: { code: 'policy_denied', details: { rule: 'max_bulk_objects' } } });
+    expect(seen).toEqual([]);
+  });
+
+  it('a failure is audited failed, as a lookup that fails in resolve', async () => {
+    await harness();
+    const call = await upTo(afterPolicy, completedLater([], true), setCpu);
+    expect(await afterPolicy.run(call)).toMatchObject({ ok: false, error: { code: 'unreachable' } });
+    expect(lastLine()).toMatchObject({ phase: 'failed', target: 'dev-vc1', detail: { code: 'unreachable', message: 'vCenter stopped answering' } });
   });
 });
 
