@@ -8,8 +8,8 @@ import type { HumanApprovalPort } from './human-approval.js';
 import type { Principal } from '../core/principal.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
-import type { PolicyObject } from '../core/policy-engine.js';
-import type { GuardVm } from '../core/guard.js';
+import type { PolicyDecision, PolicyObject } from '../core/policy-engine.js';
+import type { GuardPlan, GuardVm, PinReport, PinRequest } from '../core/guard.js';
 import type { Renderer, ToolResult } from './tool-result.js';
 import type { RequestingClient } from './requesting-client.js';
 import type { ChangePatch, RunningWork } from '../core/change-record.js';
@@ -76,11 +76,21 @@ export interface Resolution {
   /** An undo_change: the change it undoes (its audit lines and change record say so). */
   undoOf?: string;
   /**
+   * What of the resolution depends on the decision (a summary saying whether a safety snapshot is
+   * taken; a bulk call's per-VM reads, spent only once max_bulk_objects let it through): the
+   * pipeline runs it after the policy and limits steps, before any proposal, and keeps only what
+   * it returns (a proposal holds the completed resolution).
+   */
+  afterPolicy?: (flags: DecisionFlags) => Promise<Partial<this>>;
+  /**
    * A forwarded change: the guest paths its server's declared path arguments name (config
    * undo_paths), what an undo puts back. The `executing` audit line carries them (`guest_paths`).
    */
   guestPaths?: GuestPathTouched[];
 }
+
+/** The decision's per-target flags a resolution or a handler may depend on. */
+export type DecisionFlags = Pick<PolicyDecision, 'autoSnapshotBeforeDestroy' | 'maxBulkObjects'>;
 
 export interface ProgressReporter {
   (progress: number, total?: number, message?: string): void;
@@ -119,10 +129,12 @@ export interface ExecContext extends CallContext {
   allowedTargets: TargetRef[];
   /** Targets the policy denied (reads), with the public error to put in their fan-out slot. */
   deniedTargets: Map<string, { code: 'policy_denied' | 'rate_limited'; message: string; retryable: boolean }>;
-  /** The decision's per-target flags, for tools that act on them (auto-snapshot). */
+  /** The decision's per-target flags, as the policy step put them on the call (a dry run's wording of the safety snapshot). */
   flags: { autoSnapshotBeforeDestroy: boolean; dryRun: boolean };
   /** Safety snapshots the pipeline took before execute (the `safetySnapshot` precondition). */
   safetySnapshots: SafetySnapshot[];
+  /** What the pin step pinned, for a tool whose change is the pin (`guard.pins`). */
+  pinned?: PinReport;
 }
 
 /**
@@ -157,10 +169,24 @@ export interface UndoRule<A = Record<string, unknown>, R = Resolution> {
 }
 
 /** The guard precondition: `false` for tools that must not be guarded themselves. */
-export type GuardRule = false | {
+export type GuardRule<A = Record<string, unknown>, R = Resolution> = false | {
   /** The argument naming the VM, for the built-in catalog row of this tool (default 'vm'). */
   vmArg?: string;
+  /**
+   * A tool whose change is the pin itself: what the pin step pins (after the `executing` line)
+   * instead of the guard step; undefined: nothing to pin (an unlisted tool passes through).
+   */
+  pins?: (args: A, resolution: R, ctx: CallContext) => PinOrder | undefined;
 };
+
+export interface PinOrder {
+  plan: GuardPlan;
+  request: Omit<PinRequest, 'signal'>;
+  /** The tool's reading of the report: throws its refusal, else returns the `checkpointed` line's detail. */
+  settle: (report: PinReport) => Record<string, unknown>;
+  /** The arguments the `checkpointed` line records, when they are not the call's own (the hook records the call it guards). */
+  args?: Record<string, unknown>;
+}
 
 /** Fields the pipeline adds to a change's result; a handler need not return them. */
 type PipelineAdded = 'safety_snapshots';
@@ -191,7 +217,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   /** Take a safety snapshot of the resolved VMs before executing ('before': the defaults). */
   safetySnapshot?: 'before' | SafetySnapshotRule<z.infer<I>, R>;
   /** Changes are guarded by default (a checkpoint for the resolved VMs); false opts out. */
-  guard?: GuardRule;
+  guard?: GuardRule<z.infer<I>, R>;
   /** What undoes the change (before-state, inverse items); absent: the proposal says it records none. */
   undo?: UndoRule<z.infer<I>, R>;
   /**
@@ -220,8 +246,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    */
   present?: (outcome: ToolOutcome, secrets: readonly string[], render: Renderer<ToolOutcome>) => ToolResult;
 
-  /** Lifecycle tools act on a proposal, not on objects: the object steps are skipped for them. */
-  direct?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;
+  /**
+   * A lifecycle tool's handler: it acts on proposals, not on objects, so the call runs the
+   * lifecycle steps (validate, then this); a refusal of the proposal throws a ProposalRefusal.
+   */
+  onProposal?: (args: z.infer<I>, ctx: CallContext) => Promise<z.infer<O>>;
   resolve?: (args: z.infer<I>, ctx: CallContext) => Promise<R>;
   execute?: (args: z.infer<I>, resolution: R, ctx: ExecContext) => Promise<HandlerOutput<O>>;
   /** What a dry run reports instead of executing; defaults to the summary and affected objects. */
@@ -248,9 +277,9 @@ export function isTwoPhaseUnder(tool: AnyTool, policy: PolicyFile): boolean {
   return isTwoPhase(tool);
 }
 
-/** Whether the guard step runs for this tool (a change that did not opt out). */
+/** Whether the guard step runs for this tool (a change that did not opt out and is not a pin itself). */
 export function isGuarded(tool: AnyTool): boolean {
-  return tool.category !== 'read' && !tool.direct && tool.guard !== false;
+  return tool.category !== 'read' && !tool.onProposal && tool.guard !== false && !tool.guard?.pins;
 }
 
 export function policyObjects(affected: AffectedObject[]): PolicyObject[] {

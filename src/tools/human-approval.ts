@@ -9,7 +9,7 @@ import type { Proposal } from '../core/confirmation-store.js';
 import { AppError, toPublicError } from '../core/errors.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
-import { auditor, type ToolOutcome } from './pipeline-call.js';
+import { auditCancelled, type ToolOutcome } from './pipeline-call.js';
 import type { InputRequired } from './tool-result.js';
 import { ownText } from '../core/own-text.js';
 
@@ -88,14 +88,14 @@ export async function askHuman(p: Proposal<PendingCall>, ctx: CallContext, pendi
     } catch (err) {
       return { ok: false, error: toPublicError(err) };
     }
-    await auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', detail: { declined: true, channel: 'elicitation' } })
+    await auditCancelled(ctx, p, { detail: { declined: true, channel: 'elicitation' } })
       .catch((err: unknown) => ctx.services.logger.error({ err: String(err) }, 'audit write failed for a declined proposal'));
     return { ok: true, value: { ...pending, state: 'cancelled', note: 'The user declined it in the client; the proposal is cancelled and nothing changed. Do not retry it.' } };
   }
   if (!ctx.services.webUi.enabled) {
     // Nobody else could approve it: close it rather than leave a proposal no one can act on.
     await Promise.resolve(store.cancelById(p.id, ctx.identity)).catch(() => undefined);
-    await auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', detail: { unanswered: answer, channel: 'elicitation' } }).catch(() => undefined);
+    await auditCancelled(ctx, p, { detail: { unanswered: answer, channel: 'elicitation' } }).catch(() => undefined);
     return { ok: true, value: { ...pending, state: 'cancelled', note: `The user ${answer === 'cancel' ? 'dismissed the question' : 'did not answer in time'}, and no dashboard runs where someone else could approve it, so it is cancelled; nothing changed. Ask the user, then make the call again.` } };
   }
   const why = answer === 'cancel' ? 'dismissed the question without deciding' : `did not answer within ${Math.round(timeoutMs / 1000)}s`;

@@ -7,7 +7,7 @@ import type { Proposal } from '../core/confirmation-store.js';
 import { defineTool, type CallContext } from './define.js';
 import { TokenArg } from './args.js';
 import { confirmProposal } from './pipeline.js';
-import { auditor } from './pipeline-call.js';
+import { auditCancelled, ProposalRefusal } from './pipeline-call.js';
 import type { PendingCall } from './pending-call.js';
 
 const ConfirmOutput = z.object({
@@ -32,17 +32,15 @@ export const confirmAction = defineTool({
   destructiveHint: true,
   input: z.object({ token: TokenArg }),
   output: ConfirmOutput,
-  async direct(args, ctx) {
+  async onProposal(args, ctx) {
     const approver = mcpApprover(ctx);
     let p: Proposal<PendingCall>;
     try {
       p = await ctx.services.confirmations.take(args.token, approver);
     } catch (err) {
-      const e = toPublicError(err);
       // A refusal of a real proposal (expired, already taken, needs a second person) names it.
-      const proposalId = typeof e.details?.proposal_id === 'string' ? e.details.proposal_id : undefined;
-      await auditor(ctx, 'confirm_action', proposalId)({ target: null, phase: 'denied', args, decision: { allowed: false, reason: e.message, rule: e.code } }).catch(() => undefined);
-      throw err;
+      const named = toPublicError(err).details?.proposal_id;
+      throw new ProposalRefusal(err, typeof named === 'string' ? named : undefined);
     }
     return confirmProposal(p, { ...ctx, auditId: p.auditId }, approver);
   },
@@ -65,9 +63,9 @@ export const cancelAction = defineTool({
   idempotent: true,
   input: z.object({ token: TokenArg }),
   output: z.object({ state: z.literal('cancelled'), tool: z.string(), target: z.string(), proposal_id: z.string() }),
-  async direct(args, ctx) {
+  async onProposal(args, ctx) {
     const p = await ctx.services.confirmations.cancel(args.token, ctx.identity);
-    await auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', args: {} });
+    await auditCancelled(ctx, p, { args: {} });
     return { state: 'cancelled' as const, tool: p.tool, target: p.target.name, proposal_id: p.id };
   },
 });
@@ -109,7 +107,7 @@ export const listPendingActions = defineTool({
     cursor: z.string().regex(/^\d{1,6}$/).optional().describe('next_cursor of the previous page.'),
   }),
   output: z.object({ proposals: z.array(PendingRow), next_cursor: z.string().optional() }),
-  async direct(args, ctx) {
+  async onProposal(args, ctx) {
     const store = ctx.services.confirmations;
     const offset = args.cursor ? Number(args.cursor) : 0;
     const limit = args.limit ?? PAGE_DEFAULT;

@@ -5,14 +5,12 @@
 // where undo_change finds them (docs/undo.md).
 import { AppError, toPublicError } from '../core/errors.js';
 import { guestFileItems, type UndoItem } from '../core/undo-item.js';
-import { deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+import { deny, resolved, type Call, type Step } from './pipeline-call.js';
 import { ownText } from '../core/own-text.js';
 
 export const recordBefore: Step = {
   name: 'before-state',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
-    : isRead(call) ? 'a read changes nothing'
-      : !call.tool.undo?.before && !call.resolution?.guestPaths?.length ? 'the tool reads no before-state and touches no declared guest path' : undefined),
+  skip: (call) => (!call.tool.undo?.before && !call.resolution?.guestPaths?.length ? 'the tool reads no before-state and touches no declared guest path' : undefined),
   async run(call) {
     const guestPaths = resolved(call).guestPaths;
     try {
@@ -38,7 +36,7 @@ export const recordBefore: Step = {
 export function noteInverse(call: Call, result: Record<string, unknown> | undefined): UndoItem[] | undefined {
   const rule = call.tool.undo;
   const files = call.before?.guest_paths ?? [];
-  if ((!rule && !files.length) || isRead(call) || call.tool.direct) return undefined;
+  if (!rule && !files.length) return undefined;
   try {
     const own = rule ? rule.inverse({ args: call.args, resolution: resolved(call), before: call.before, result, safety: call.safety }) : [];
     const inverse = [...own, ...guestFileItems(files)];

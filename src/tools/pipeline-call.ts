@@ -5,7 +5,7 @@ import { AppError, toPublicError, type PublicError } from '../core/errors.js';
 import type { PolicyDecision } from '../core/policy-engine.js';
 import type { ApprovalLevel, PolicyFile } from '../config/policy-file.js';
 import { approvalReceipt, type ApprovalChannel, type Approver } from '../core/approval.js';
-import type { GuardOutcome } from '../core/guard.js';
+import type { GuardOutcome, PinReport } from '../core/guard.js';
 import type { AuditRecord } from '../core/audit-writer.js';
 import { tagAgentOf } from '../core/identity.js';
 import type { AnyTool, CallContext, ExecContext, Resolution, TargetRef } from './define.js';
@@ -54,6 +54,8 @@ export interface Call {
   /** Reads: the targets policy and rate limits let through, the refused ones with their error, and each one's read limit. */
   reads: { allowed: TargetRef[]; denied: ExecContext['deniedTargets']; limits: Map<string, number> };
   checkpoint?: GuardOutcome;
+  /** A change that is a pin (the tool's `guard.pins`): what the pin step pinned, for the handler. */
+  pinned?: PinReport;
   /** The state the change is about to replace (the before-state step, from the tool's `undo`). */
   before?: BeforeState;
   safety: SafetySnapshot[];
@@ -73,7 +75,15 @@ export interface Step {
   run: (call: Call) => Promise<StepResult>;
 }
 
-export const LIFECYCLE_SKIP = 'a lifecycle tool acts on a proposal, not on objects; the call it continues runs this step';
+/**
+ * A lifecycle handler's refusal of the proposal it was asked about (expired, taken, needs a second
+ * person): the lifecycle execute step denies the call with it, naming the proposal on the line.
+ */
+export class ProposalRefusal extends Error {
+  constructor(override readonly cause: unknown, readonly proposalId?: string) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
 
 export function isRead(call: Call): boolean {
   return call.tool.category === 'read';
@@ -109,6 +119,14 @@ export function auditor(ctx: CallContext, tool: string, proposalId?: string) {
       });
 }
 
+/**
+ * The `cancelled` line of a proposal, under the proposal's own audit id: cancel_action, the
+ * dashboard's Cancel and a person's answer in the client write it here, after the store cancelled it.
+ */
+export function auditCancelled(ctx: CallContext, p: Proposal<PendingCall>, line: { args?: Record<string, unknown>; detail?: Record<string, unknown> } = {}) {
+  return auditor({ ...ctx, auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled', ...line });
+}
+
 /** The call's auditor; on a confirmation every line also carries the approval receipt. */
 export function auditOf(call: Call) {
   const undoOf = call.resolution?.undoOf;
@@ -136,6 +154,8 @@ export interface Denial {
   /** A refusal on the confirm path that closes the proposal: it says to propose again. */
   closesProposal?: boolean;
   keepPending?: boolean;
+  /** The proposal the refusal is about, when the call itself continues none (confirm_action's token named it). */
+  proposalId?: string;
 }
 
 /**
@@ -145,7 +165,9 @@ export interface Denial {
 export async function deny(call: Call, d: Denial): Promise<ToolOutcome> {
   let error = d.error instanceof AppError ? toPublicError(d.error) : d.error;
   const phase = d.phase ?? 'denied';
+  const line = d.proposalId && !call.proposal ? { proposal_id: d.proposalId } : {};
   const write = auditOf(call)({
+    ...line,
     target: d.target === undefined ? auditTargetOf(call) : d.target,
     phase,
     args: 'args' in d ? d.args : call.args,

@@ -1,17 +1,15 @@
-// Steps 8-11: a dry run stops before anything changes; otherwise the `executing` line is written
+// A dry run stops before anything changes; otherwise the `executing` line is written
 // (no line, no change), the safety snapshot is taken for a revert-type change, and the handler
-// runs; its outcome is audited. Reads and lifecycle tools run their handler here too.
+// runs; its outcome is audited. Reads and lifecycle tools have an execute step of their own.
 import { toPublicError } from '../core/errors.js';
 import type { ExecContext, ProgressReporter } from './define.js';
-import { auditFailed, auditOf, auditTargetOf, changeTargetOf, decided, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
+import { auditFailed, auditOf, auditTargetOf, changeTargetOf, decided, deny, ProposalRefusal, resolved, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
 import { takeSafetySnapshots } from './vsphere/safety-snapshot.js';
 import { noteInverse } from './pipeline-before.js';
 
-const READ_SKIP = 'a read changes nothing';
-
 export const dryRun: Step = {
   name: 'dry run',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'reads run in a dry run too' : !call.dryRun ? 'dry run is off for this call' : undefined),
+  skip: (call) => (!call.dryRun ? 'dry run is off for this call' : undefined),
   async run(call) {
     const { tool, args } = call;
     const resolution = resolved(call);
@@ -24,7 +22,6 @@ export const dryRun: Step = {
 
 export const startExecution: Step = {
   name: 'audit executing',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : isRead(call) ? 'a read is audited once, after it ran' : undefined),
   async run(call) {
     try {
       await auditOf(call)({ target: changeTargetOf(call).name, phase: 'executing', args: call.args, decision: decisionOf(call), ...executingDetail(call) });
@@ -50,8 +47,6 @@ export const safetySnapshot: Step = {
   name: 'safety snapshot',
   skip(call) {
     const rule = call.tool.safetySnapshot;
-    if (call.tool.direct) return LIFECYCLE_SKIP;
-    if (isRead(call)) return READ_SKIP;
     if (!rule) return 'the tool is not revert-type (no safetySnapshot)';
     if (rule !== 'before' && rule.when && !rule.when(call.args)) return 'this call of the tool is not revert-type';
     if (!decided(call).autoSnapshotBeforeDestroy) return 'auto_snapshot_before_destroy is off for this target';
@@ -76,18 +71,22 @@ export const safetySnapshot: Step = {
   },
 };
 
-export const execute: Step = {
+/** A lifecycle tool's handler: it acts on a proposal; a refusal of that proposal is audited through deny(). */
+export const executeLifecycle: Step = {
   name: 'execute',
-  run: (call) => (call.tool.direct ? runDirect(call) : isRead(call) ? runRead(call) : runChange(call)),
+  async run(call) {
+    try {
+      return { ok: true, value: (await call.tool.onProposal!(call.args, call.ctx)) as Record<string, unknown> };
+    } catch (err) {
+      if (!(err instanceof ProposalRefusal)) return { ok: false, error: toPublicError(err) };
+      const error = toPublicError(err.cause);
+      return deny(call, { error, target: null, decision: { reason: error.message, rule: error.code }, ...(err.proposalId ? { proposalId: err.proposalId } : {}) });
+    }
+  },
 };
 
-async function runDirect(call: Call): Promise<ToolOutcome> {
-  try {
-    return { ok: true, value: (await call.tool.direct!(call.args, call.ctx)) as Record<string, unknown> };
-  } catch (err) {
-    return { ok: false, error: toPublicError(err) };
-  }
-}
+export const executeRead: Step = { name: 'execute', run: runRead };
+export const executeChange: Step = { name: 'execute', run: runChange };
 
 async function runRead(call: Call): Promise<ToolOutcome> {
   const { tool, ctx, args } = call;
@@ -128,7 +127,7 @@ async function runChange(call: Call): Promise<ToolOutcome> {
 }
 
 /** After `executing`: a failure is audited as `failed` with its code. */
-async function failed(call: Call, err: unknown): Promise<ToolOutcome> {
+export async function failed(call: Call, err: unknown): Promise<ToolOutcome> {
   const error = toPublicError(err);
   noteInverse(call, undefined);
   await auditOf(call)({ target: changeTargetOf(call).name, phase: 'failed', args: call.args, detail: { code: error.code, message: error.message } }).catch(() => undefined);
@@ -143,6 +142,7 @@ function execContext(call: Call): ExecContext {
     allowedTargets: [changeTargetOf(call)], deniedTargets: new Map(),
     flags: { autoSnapshotBeforeDestroy: decision.autoSnapshotBeforeDestroy, dryRun: call.dryRun },
     safetySnapshots: call.safety,
+    ...(call.pinned ? { pinned: call.pinned } : {}),
     progress: call.safety.length ? secondHalf(call.ctx.progress) : call.ctx.progress,
   };
 }

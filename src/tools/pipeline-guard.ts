@@ -1,12 +1,14 @@
-// Step 7, the guard: before a change, a tagged Zerto checkpoint is pinned on every VPG protecting
+// The guard: before a change, a tagged Zerto checkpoint is pinned on every VPG protecting
 // each VM it touches, and waited for until listed (core/guard.ts holds the policy: required,
-// best_effort, off). A guard that cannot complete stops the change. zerto_guard_before_mutate and
-// zerto_create_tagged_checkpoint pin through pinPlanned, the same port call as this step.
+// best_effort, off). A guard that cannot complete stops the change. A tool whose change is the pin
+// itself (its `guard.pins`: zerto_create_tagged_checkpoint, zerto_guard_before_mutate) runs the pin
+// step instead, after the `executing` line: the pin is what it changes.
 import { toPublicError } from '../core/errors.js';
 import { argsFingerprint } from '../core/fingerprint.js';
-import { runGuard, type GuardPlan, type GuardVm, type PinReport, type PinRequest } from '../core/guard.js';
-import type { CallContext, Resolution } from './define.js';
-import { agentOf, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Step } from './pipeline-call.js';
+import { runGuard, type GuardVm } from '../core/guard.js';
+import type { AnyTool, Resolution } from './define.js';
+import { agentOf, auditOf, changeTargetOf, decided, deny, resolved, type Step } from './pipeline-call.js';
+import { failed } from './pipeline-execute.js';
 import { ownTextFrom } from '../core/own-text.js';
 
 /** Arguments that say how to run a call, not what it does: a retry may change them. */
@@ -14,9 +16,8 @@ const NOT_THE_CALL = ['change_id', 'dry_run', 'override'] as const;
 
 export const guard: Step = {
   name: 'guard',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
-    : isRead(call) ? 'a read changes nothing'
-      : call.tool.guard === false ? 'the tool opts out (guard: false): it pins, restores or edits the catalog itself' : undefined),
+  skip: (call) => (call.tool.guard === false ? 'the tool opts out (guard: false): it restores or edits the catalog itself'
+    : call.tool.guard?.pins ? 'the change is a pin itself: the pin step pins it after the executing line' : undefined),
   async run(call) {
     const { tool, ctx, args } = call;
     const mode = decided(call).checkpoint;
@@ -59,10 +60,29 @@ function changeIdOf(args: Record<string, unknown>, auditId: string): string {
 }
 
 /**
- * Pins a plan the caller already has (the Zerto tools looked the VPGs up while resolving): one tag
- * per VM on every VPG of its plan, through the same guard port as the guard step. Each VM
- * succeeds or fails on its own; the caller words the refusal.
+ * The change of a tool that pins (its `guard.pins`): the plan the tool looked up while resolving,
+ * pinned through the same guard port as the guard step, after the `executing` line. The tool
+ * words the report (a refusal, or the `checkpointed` line's detail); this step writes that line.
  */
-export function pinPlanned(ctx: CallContext, plan: GuardPlan, req: Omit<PinRequest, 'signal'>): Promise<PinReport> {
-  return ctx.services.guard.pinEach(plan, { ...req, signal: ctx.signal });
+export const pin: Step = {
+  name: 'pin',
+  skip: (call) => (!pinsOf(call.tool) ? 'the tool does not pin as its change' : undefined),
+  async run(call) {
+    const { ctx, args } = call;
+    const order = pinsOf(call.tool)!(args, resolved(call), ctx);
+    if (!order) return undefined;
+    try {
+      call.pinned = await ctx.services.guard.pinEach(order.plan, { ...order.request, signal: ctx.signal });
+      const detail = order.settle(call.pinned);
+      await auditOf(call)({ target: changeTargetOf(call).name, phase: 'checkpointed', args: order.args ?? args, detail })
+        .catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
+      return undefined;
+    } catch (err) {
+      return failed(call, err);
+    }
+  },
+};
+
+function pinsOf(tool: AnyTool) {
+  return tool.guard ? tool.guard.pins : undefined;
 }

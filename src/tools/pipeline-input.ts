@@ -1,9 +1,10 @@
-// Steps 1-2: validate the arguments against the tool's input schema, then resolve them to exact
+// Validate the arguments against the tool's input schema, then resolve them to exact
 // objects (the tool's resolve, or the `singleTarget` precondition answering `target: "all"`).
 import { toPublicError } from '../core/errors.js';
 import type { Resolution } from './define.js';
 import { screenArguments } from './args.js';
-import { deny, invalidInput, isRead, LIFECYCLE_SKIP, type Call, type Step } from './pipeline-call.js';
+import type { AuditRecord } from '../core/audit-writer.js';
+import { deny, invalidInput, type Call, type Step } from './pipeline-call.js';
 import { unknownArgsError } from './unknown-args.js';
 
 export const validate: Step = {
@@ -24,23 +25,29 @@ export const validate: Step = {
   },
 };
 
-export const resolve: Step = {
-  name: 'resolve',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : call.proposal ? 'a confirmation acts on the objects bound when it was proposed' : undefined),
-  async run(call) {
-    if (call.tool.singleTarget && call.args.target === 'all') {
-      call.resolution = everyTarget(call);
-      return undefined;
-    }
-    try {
-      call.resolution = await call.tool.resolve!(call.args, call.ctx);
-      return undefined;
-    } catch (err) {
-      const error = toPublicError(err);
-      return deny(call, { error, phase: isRead(call) ? 'call' : 'failed', detail: { code: error.code, message: error.message } });
-    }
-  },
-};
+/** Resolve, for a call whose lookup failure is audited in `phase` (a read's `call` line, a change's `failed` one). */
+function resolveAuditedAs(phase: AuditRecord['phase']): Step {
+  return {
+    name: 'resolve',
+    skip: (call) => (call.proposal ? 'a confirmation acts on the objects bound when it was proposed' : undefined),
+    async run(call) {
+      if (call.tool.singleTarget && call.args.target === 'all') {
+        call.resolution = everyTarget(call);
+        return undefined;
+      }
+      try {
+        call.resolution = await call.tool.resolve!(call.args, call.ctx);
+        return undefined;
+      } catch (err) {
+        const error = toPublicError(err);
+        return deny(call, { error, phase, detail: { code: error.code, message: error.message } });
+      }
+    },
+  };
+}
+
+export const resolveRead = resolveAuditedAs('call');
+export const resolveChange = resolveAuditedAs('failed');
 
 /**
  * `singleTarget` and `target: "all"`: the call names every target, without touching any of them,

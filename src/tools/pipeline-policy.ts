@@ -1,32 +1,41 @@
-// Steps 3-5: policy (fail closed for changes; reads fall back to the strict built-ins), limits
-// (rate per target and category, max_bulk_objects), and the resolution's state checks. A read is
+// Policy (fail closed for changes; reads fall back to the strict built-ins), limits (rate per
+// target and category, max_bulk_objects), what of the resolution depends on the decision, and the
+// resolution's state checks. A read is
 // decided target by target: refused targets get an error slot, and only a read of one refused
 // target is denied as a whole.
 import { AppError, toPublicError } from '../core/errors.js';
 import { decide, type PolicyDecision } from '../core/policy-engine.js';
 import { EMPTY_POLICY } from '../config/policy-file.js';
 import { policyObjects, type TargetRef } from './define.js';
-import { changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+import { changeTargetOf, decided, deny, resolved, type Call, type Step } from './pipeline-call.js';
 import { ownText, ownTextFrom } from '../core/own-text.js';
 import { scopeOf } from './tool-scope.js';
 
-export const policy: Step = {
-  name: 'policy',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : undefined),
-  run: (call) => (isRead(call) ? policyForRead(call) : policyForChange(call)),
-};
+export const readPolicy: Step = { name: 'policy', run: policyForRead };
+export const changePolicy: Step = { name: 'policy', run: policyForChange };
+export const readLimits: Step = { name: 'limits', run: limitReads };
+export const changeLimits: Step = { name: 'limits', run: limitChange };
 
-export const limits: Step = {
-  name: 'limits',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP : undefined),
-  run: (call) => (isRead(call) ? limitReads(call) : limitChange(call)),
+export const afterPolicy: Step = {
+  name: 'after policy',
+  skip: (call) => (call.proposal ? 'a confirmation acts on the resolution completed when it was proposed'
+    : !call.resolution?.afterPolicy ? 'nothing of the resolution depends on the decision' : undefined),
+  async run(call) {
+    const { afterPolicy: complete, ...rest } = resolved(call);
+    try {
+      call.resolution = { ...rest, ...(await complete!(decided(call))) };
+      return undefined;
+    } catch (err) {
+      // Audited as resolve audits a lookup that fails: this is the rest of that lookup.
+      const error = toPublicError(err);
+      return deny(call, { error, phase: 'failed', detail: { code: error.code, message: error.message } });
+    }
+  },
 };
 
 export const stateChecks: Step = {
   name: 'state checks',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
-    : call.proposal ? 'they ran when the proposal was made, against the same bound objects'
-      : isRead(call) ? 'a read has no state to refuse on' : undefined),
+  skip: (call) => (call.proposal ? 'they ran when the proposal was made, against the same bound objects' : undefined),
   async run(call) {
     try {
       for (const check of resolved(call).checks ?? []) check();

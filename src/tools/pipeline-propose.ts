@@ -1,4 +1,4 @@
-// Step 6, propose/confirm. A two-phase tool's first call stops here with a proposal (nothing has
+// Propose/confirm. A two-phase tool's first call stops here with a proposal (nothing has
 // changed). Who may approve it is policy's `approval`: the token holder (`single`), or a person
 // (`human`: asked through the client when it can, else the dashboard; `dashboard`;
 // `second_person`). A proposal no one could approve here is refused at once, saying what to enable.
@@ -8,7 +8,7 @@ import { AppError, toPublicError } from '../core/errors.js';
 import { undoSentence } from '../core/approval-question.js';
 import { levelsFor } from '../core/approval.js';
 import { isGuarded, isTwoPhaseUnder } from './define.js';
-import { auditFailed, auditOf, changeTargetOf, decided, deny, isRead, LIFECYCLE_SKIP, resolved, type Call, type Step } from './pipeline-call.js';
+import { auditFailed, auditOf, changeTargetOf, decided, deny, resolved, type Call, type Step } from './pipeline-call.js';
 import { guardVmsOf } from './pipeline-guard.js';
 import { proposalOutput } from './proposal.js';
 import { quoted } from './quote.js';
@@ -16,9 +16,7 @@ import { ownText } from '../core/own-text.js';
 
 export const proposeOrConfirm: Step = {
   name: 'propose/confirm',
-  skip: (call) => (call.tool.direct ? LIFECYCLE_SKIP
-    : isRead(call) ? 'a read is never two-phase'
-      : !isTwoPhaseUnder(call.tool, call.rules!) ? 'the tool is not two-phase' : undefined),
+  skip: (call) => (!isTwoPhaseUnder(call.tool, call.rules!) ? 'the tool is not two-phase' : undefined),
   run: (call) => (call.proposal ? confirmChannel(call) : propose(call)),
 };
 

@@ -1,5 +1,6 @@
-// THE call path. Every tool call runs the same named steps in this order; confirm_action and the
-// web page continue a proposal through the same list (its first steps skip, each saying why).
+// THE call path. A call runs one of three lists of named steps, picked from its declaration: a
+// read, a change, or a lifecycle call (confirm, cancel, list proposals). confirm_action and the web
+// page continue a proposal through the change list (its first steps skip, each saying why).
 // Safety steps fail closed: a policy that does not load, an audit line that cannot be written, a
 // checkpoint that cannot be pinned or a safety snapshot that fails stops the change. The steps
 // and the preconditions they apply are described in docs/ARCHITECTURE.md ("The call path").
@@ -11,32 +12,65 @@ import { askHuman, resumedProposal } from './human-approval.js';
 import { proposalOutput } from './proposal.js';
 import type { AnyTool, CallContext } from './define.js';
 import type { PendingCall } from './pending-call.js';
-import { isRead, type Call, type Step, type ToolOutcome } from './pipeline-call.js';
-import { resolve, validate } from './pipeline-input.js';
-import { limits, policy, stateChecks } from './pipeline-policy.js';
+import type { Call, Step, ToolOutcome } from './pipeline-call.js';
+import { resolveChange, resolveRead, validate } from './pipeline-input.js';
+import { afterPolicy, changeLimits, changePolicy, readLimits, readPolicy, stateChecks } from './pipeline-policy.js';
 import { proposeOrConfirm } from './pipeline-propose.js';
-import { guard } from './pipeline-guard.js';
-import { dryRun, execute, safetySnapshot, startExecution } from './pipeline-execute.js';
+import { guard, pin } from './pipeline-guard.js';
+import { dryRun, executeChange, executeLifecycle, executeRead, safetySnapshot, startExecution } from './pipeline-execute.js';
 import { recordBefore } from './pipeline-before.js';
 import { recordProposalOutcome, releaseProposal } from '../audit/proposal-outcome.js';
 import { ownText } from '../core/own-text.js';
 
 export type { ToolOutcome } from './pipeline-call.js';
 
-export const STEPS: readonly Step[] = [
+/**
+ * From here on the change watcher runs the rest of a change (tools/change-watcher.ts): the call
+ * answers within its bound either way. runSteps acts on it; it is never run itself.
+ */
+export const follow: Step = {
+  name: 'follow',
+  skip: () => 'the change watcher does not follow this call (a dry run, followUp: false, or no watcher)',
+  run: () => Promise.resolve(undefined),
+};
+
+/** A read: decided target by target; refused targets get an error slot; one `call` line. */
+export const READ_STEPS: readonly Step[] = [
   validate, // arguments against the input schema
-  resolve, // exact objects (moids), or target "all" for singleTarget tools
-  policy, // allow / deny, fail closed; reads target by target
-  limits, // rate per (target, category), max_bulk_objects
+  resolveRead, // the targets and objects asked for
+  readPolicy, // allow / deny per target; a broken policy falls back to the strict built-ins
+  readLimits, // the read rate per target; a read of one refused target is denied as a whole
+  executeRead, // the handler over the allowed targets, and its `call` line
+];
+
+export const CHANGE_STEPS: readonly Step[] = [
+  validate, // arguments against the input schema
+  resolveChange, // exact objects (moids), or target "all" for singleTarget tools
+  changePolicy, // allow / deny, fail closed
+  changeLimits, // rate per (target, category), max_bulk_objects
+  afterPolicy, // the part of the resolution that depends on the decision (the resolution's afterPolicy)
   stateChecks, // the resolution's refusals (a ghost record, a powered-on VM)
   proposeOrConfirm, // two-phase: stop with a proposal, or check the confirmation's channel
+  follow, // the change watcher follows the rest
   guard, // tagged Zerto checkpoint on every VPG of each VM
   dryRun, // stop here, saying what would happen
   recordBefore, // the state the change replaces, for its undo: no before-state, no change
   startExecution, // the `executing` audit line: no line, no change
   safetySnapshot, // revert-type changes: snapshot the VMs first
-  execute, // the handler, and the outcome's audit line
+  pin, // a change that is a pin (guard.pins): pinned here, and its `checkpointed` line
+  executeChange, // the handler, and the outcome's audit line
 ];
+
+/** A lifecycle call acts on a proposal, not on objects; the call it continues runs the change steps. */
+export const LIFECYCLE_STEPS: readonly Step[] = [
+  validate, // arguments against the input schema
+  executeLifecycle, // the handler; a refusal of the proposal through deny()
+];
+
+/** The list a tool's calls run, from its declaration. */
+export function stepsFor(tool: AnyTool): readonly Step[] {
+  return tool.onProposal ? LIFECYCLE_STEPS : tool.category === 'read' ? READ_STEPS : CHANGE_STEPS;
+}
 
 export type CallBase = Omit<CallContext, 'auditId'>;
 
@@ -106,12 +140,12 @@ export async function confirmProposal(p: Proposal<PendingCall>, ctx: CallContext
   };
 }
 
-export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Promise<ToolOutcome> {
+export async function runSteps(call: Call, steps: readonly Step[] = stepsFor(call.tool)): Promise<ToolOutcome> {
   for (const [i, step] of steps.entries()) {
-    // From the guard on, the server owns the wait: the call answers within its bound either way.
-    if (step === guard && followsChange(call)) {
+    // From here on the server owns the wait: the call answers within its bound either way.
+    if (step === follow && followsChange(call)) {
       call.followed = true;
-      return call.ctx.services.changes!.run(call, () => runSteps(call, steps.slice(i)));
+      return call.ctx.services.changes!.run(call, () => runSteps(call, steps.slice(i + 1)));
     }
     const why = step.skip?.(call);
     if (why) {
@@ -124,9 +158,9 @@ export async function runSteps(call: Call, steps: readonly Step[] = STEPS): Prom
   throw new AppError('internal', ownText(`${call.tool.name}: the pipeline ended without an outcome.`));
 }
 
-/** A change that reached the guard (decided, confirmed, not a dry run) is followed by the change watcher. */
+/** A change that was decided and confirmed, and is no dry run, is followed by the change watcher. */
 function followsChange(call: Call): boolean {
-  return !call.followed && call.tool.followUp !== false && !call.tool.direct && !isRead(call) && !call.dryRun && call.ctx.services.changes !== undefined;
+  return !call.followed && call.tool.followUp !== false && !call.dryRun && call.ctx.services.changes !== undefined;
 }
 
 export function newCall(tool: AnyTool, ctx: CallContext, rawArgs: unknown): Call {

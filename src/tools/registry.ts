@@ -50,7 +50,7 @@ export function selectTools(all: AnyTool[], services: ToolServices, opts: Regist
   const gatewayTwoPhase = opts.lifecycle === true && selection.sets.has('downstream');
   // A change may outlive its call (a `running` answer): whoever can make one can follow, stop and
   // undo it; undo_change is two-phase, so the proposal lifecycle comes with it.
-  const changes = opts.lifecycle === true || chosen.some((t) => t.category !== 'read' && !t.direct);
+  const changes = opts.lifecycle === true || chosen.some((t) => t.category !== 'read' && !t.onProposal);
   const withLifecycle = gatewayTwoPhase || changes || chosen.some(isTwoPhase) ? [...chosen, ...LIFECYCLE_TOOLS] : chosen;
   return changes ? [...withLifecycle, ...CHANGE_TOOLS] : withLifecycle;
 }
@@ -84,7 +84,7 @@ const RUNNING_FIELDS: Record<string, z.ZodType> = {
 
 /** The output schema clients see: proposals for two-phase tools; changes add the pipeline's fields. */
 export function advertisedOutput(tool: AnyTool): z.ZodObject {
-  if (tool.direct || tool.category === 'read') return tool.output;
+  if (tool.onProposal || tool.category === 'read') return tool.output;
   if (isTwoPhase(tool)) return ProposalSchema;
   // Fields of the tool's own result are present when it executed, absent in a dry run and in a
   // `running` answer; a field name both use takes either value.

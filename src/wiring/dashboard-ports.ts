@@ -6,7 +6,7 @@ import type { DashboardAuditQuery, DashboardPorts, DashboardProposal, InventoryK
 import type { BuiltServer } from '../server.js';
 import { approvalQuestion } from '../core/approval-question.js';
 import { confirmProposal } from '../tools/pipeline.js';
-import { auditor } from '../tools/pipeline-call.js';
+import { auditCancelled } from '../tools/pipeline-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
 import { ownText } from '../core/own-text.js';
 
@@ -47,7 +47,7 @@ export function dashboardPorts(built: BuiltServer, pool: TargetPool | undefined,
 
     async cancel(id, approver, principal) {
       const p = await services.confirmations.cancelById(id, approver);
-      await auditor({ ...built.callContext(approver, undefined, principal), auditId: p.auditId }, p.tool, p.id)({ target: p.target.name, phase: 'cancelled' });
+      await auditCancelled(built.callContext(approver, undefined, principal), p);
       return { state: 'cancelled' };
     },
 

@@ -1,7 +1,7 @@
 // The guard port (core/guard.ts) implemented with Zerto: plan = find the VPGs protecting each VM
 // (at every configured site that may protect it), pinEach = one tag per VM on every VPG
 // protecting it, waiting until each is listed. This is the one place that pins for several VMs:
-// the pipeline's guard step and the Zerto tools (through pinPlanned) all come here. A ZVM that
+// the pipeline's guard and pin steps all come here. A ZVM that
 // cannot answer makes protection "unknown", never "unprotected": best_effort must not wave a
 // change through because the ZVM was down.
 import { AppError, isAppError, toPublicError } from '../core/errors.js';

@@ -6,15 +6,15 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import { fakeInventory, testTools } from '../support/test-tools.js';
-import { newCall, runSteps, STEPS } from '../../src/tools/pipeline.js';
+import { CHANGE_STEPS, LIFECYCLE_STEPS, newCall, READ_STEPS, runSteps, stepsFor } from '../../src/tools/pipeline.js';
 import type { Call, Step } from '../../src/tools/pipeline-call.js';
-import { resolve, validate } from '../../src/tools/pipeline-input.js';
-import { limits, policy, stateChecks } from '../../src/tools/pipeline-policy.js';
+import { resolveChange as resolve, validate } from '../../src/tools/pipeline-input.js';
+import { afterPolicy, changeLimits as limits, changePolicy as policy, readPolicy, stateChecks } from '../../src/tools/pipeline-policy.js';
 import { proposeOrConfirm } from '../../src/tools/pipeline-propose.js';
-import { guard } from '../../src/tools/pipeline-guard.js';
-import { dryRun, execute, safetySnapshot, startExecution } from '../../src/tools/pipeline-execute.js';
+import { guard, pin } from '../../src/tools/pipeline-guard.js';
+import { dryRun, executeChange as execute, safetySnapshot, startExecution } from '../../src/tools/pipeline-execute.js';
 import { confirmAction } from '../../src/tools/lifecycle.js';
-import type { AnyTool } from '../../src/tools/define.js';
+import type { AnyTool, ExecContext } from '../../src/tools/define.js';
 import type { CheckpointGuard } from '../../src/core/guard.js';
 import { AuditWriter } from '../../src/core/audit-writer.js';
 import { AppError } from '../../src/core/errors.js';
@@ -42,13 +42,13 @@ function callOf(t: AnyTool, rawArgs: Record<string, unknown>): Call {
 /** Runs the steps before `step` (they must let the call through), so the call is in the state `step` expects. */
 async function upTo(step: Step, t: AnyTool, rawArgs: Record<string, unknown>): Promise<Call> {
   const call = callOf(t, rawArgs);
-  for (const s of STEPS) {
+  for (const s of stepsFor(t)) {
     if (s === step) return call;
     if (s.skip?.(call)) continue;
     const out = await s.run(call);
     if (out) throw new Error(`${s.name} stopped the call: ${JSON.stringify(out)}`);
   }
-  throw new Error('step not in STEPS');
+  throw new Error(`step ${step.name} is not in the list of ${t.name}`);
 }
 
 const lastLine = () => h!.auditLines().at(-1);
@@ -96,11 +96,6 @@ describe('resolve', () => {
     expect(await resolve.run(call)).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(lastLine()).toMatchObject({ phase: 'failed', target: 'dev-vc1', detail: { code: 'not_found' } });
   });
-
-  it('skips, saying why, for a lifecycle tool', async () => {
-    await harness();
-    expect(resolve.skip!(callOf(confirmAction, { token: 'x'.repeat(10) }))).toMatch(/lifecycle tool/);
-  });
 });
 
 describe('policy', () => {
@@ -130,8 +125,8 @@ describe('policy', () => {
 
   it('decides a read target by target: a denied target gets an error slot, the call goes on', async () => {
     await harness('targets:\n  prod-vc1:\n    read: deny\n');
-    const call = await upTo(policy, tool('test_read'), {});
-    expect(await policy.run(call)).toBeUndefined();
+    const call = await upTo(readPolicy, tool('test_read'), {});
+    expect(await readPolicy.run(call)).toBeUndefined();
     expect(call.reads.allowed.map((t) => t.name)).toEqual(['dev-vc1']);
     expect(call.reads.denied.get('prod-vc1')).toMatchObject({ code: 'policy_denied' });
   });
@@ -252,13 +247,123 @@ describe('guard', () => {
   });
 });
 
+describe('after policy', () => {
+  /** test_set_cpu whose resolution completes its summary from the decision's flags; `fail` makes that throw. */
+  function completedLater(seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }>, fail = false): AnyTool {
+    const base = tool('test_set_cpu');
+    return {
+      ...base,
+      resolve: async (args: Record<string, unknown>, ctx: Call['ctx']) => ({
+        ...(await base.resolve!(args, ctx)), bulkCount: 3,
+        afterPolicy: async (flags: { autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }) => {
+          seen.push(flags);
+          if (fail) throw new AppError('unreachable', 'vCenter stopped answering');
+          return { summary: `told after policy: safety ${flags.autoSnapshotBeforeDestroy ? 'on' : 'off'}` };
+        },
+      }),
+    };
+  }
+
+  it('completes the resolution with the decision\'s flags; the hook itself is not kept', async () => {
+    await harness('defaults:\n  mutate: allow\n  auto_snapshot_before_destroy: false\n  max_bulk_objects: 7\n');
+    const seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }> = [];
+    const call = await upTo(afterPolicy, completedLater(seen), setCpu);
+    expect(await afterPolicy.run(call)).toBeUndefined();
+    expect(seen).toMatchObject([{ autoSnapshotBeforeDestroy: false, maxBulkObjects: 7 }]);
+    expect(call.resolution!.summary).toBe('told after policy: safety off');
+    expect(call.resolution).not.toHaveProperty('afterPolicy');
+    expect(call.resolution!.affected).toMatchObject([{ moid: 'vm-1' }]);
+  });
+
+  it('never runs for a call the limits step denied (max_bulk_objects)', async () => {
+    await harness('defaults:\n  mutate: allow\n  max_bulk_objects: 2\n');
+    const seen: Array<{ autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number }> = [];
+    const out = await runSteps(callOf(completedLater(seen), setCpu));
+    expect(out).toMatchObject({ ok: false, error: { code: 'policy_denied', details: { rule: 'max_bulk_objects' } } });
+    expect(seen).toEqual([]);
+  });
+
+  it('a failure is audited failed, as a lookup that fails in resolve', async () => {
+    await harness();
+    const call = await upTo(afterPolicy, completedLater([], true), setCpu);
+    expect(await afterPolicy.run(call)).toMatchObject({ ok: false, error: { code: 'unreachable' } });
+    expect(lastLine()).toMatchObject({ phase: 'failed', target: 'dev-vc1', detail: { code: 'unreachable', message: 'vCenter stopped answering' } });
+  });
+});
+
+describe('pin (a change that is a pin: guard.pins)', () => {
+  const report = (changeId: string) => ({
+    groups: 1, failed: [],
+    pinned: [{ vm: 'web-1', site: 'site-a', tag: 'ai:test | pin', change_id: changeId, checkpoints: [{ vpg: 'vpg-web', vpg_id: 'vpg-1', checkpoint_id: 'cp-9', timestamp: '2026-01-01T00:00:00Z', reused: false }] }],
+  });
+  /** test_set_cpu as a tool whose change is the pin; `refuse` makes its settle throw the refusal. */
+  function pinTool(seen: { pinned?: unknown }, refuse = false): AnyTool {
+    const base = tool('test_set_cpu');
+    return {
+      ...base, name: 'test_pin',
+      guard: {
+        pins: (_args: unknown, _r: unknown, ctx: Call['ctx']) => ({
+          plan: { protection: 'protected', vpgs: [{ vm: 'web-1', vpg: 'vpg-web', vpg_id: 'vpg-1', site: 'site-a' }], unprotectedVms: [] },
+          request: { vms: [], tool: 'test_pin', action: 'pin', agent: 'test', changeId: ctx.auditId },
+          settle: (r: { pinned: Array<{ tag: string }> }) => {
+            if (refuse) throw new AppError('checkpoint_failed', 'the VPG refused the pin');
+            return { tag: r.pinned[0]!.tag, pinned_by: 'the pin step' };
+          },
+        }),
+      },
+      execute: async (_a: unknown, _r: unknown, ctx: ExecContext) => {
+        seen.pinned = ctx.pinned;
+        return { vm: 'web-1', cpus: 2 };
+      },
+    };
+  }
+  const pinningGuard = (pins: string[]): CheckpointGuard => ({
+    async plan() {
+      throw new Error('the guard step must not plan for a tool that pins as its change');
+    },
+    async pinEach(plan, req) {
+      pins.push(...plan.vpgs.map((v) => `${v.vm}@${v.vpg}:${req.changeId}`));
+      return report(req.changeId);
+    },
+    tagFor: () => 'ai:test | pin',
+  });
+
+  it('the guard step skips it; the pin step pins after the executing line and writes the one checkpointed line the tool worded', async () => {
+    const pins: string[] = [];
+    await harness(ALLOW_ALL, { tools, deps: { guard: pinningGuard(pins) } });
+    const seen: { pinned?: unknown } = {};
+    const call = callOf(pinTool(seen), setCpu);
+    expect(await runSteps(call)).toMatchObject({ ok: true, value: { vm: 'web-1' } });
+    expect(call.skipped.find((s) => s.startsWith('guard:'))).toMatch(/pin step/);
+    expect(pins).toEqual(['web-1@vpg-web:audit-step-1']);
+    const lines = h!.auditLines().filter((l) => l.id === 'audit-step-1');
+    expect(lines.map((l) => l.phase)).toEqual(['executing', 'checkpointed', 'executed']);
+    expect(lines[1]).toMatchObject({ tool: 'test_pin', target: 'dev-vc1', detail: { tag: 'ai:test | pin', pinned_by: 'the pin step' } });
+    expect(seen.pinned).toEqual(report('audit-step-1'));
+  });
+
+  it('a refusal the tool reads in the report fails the change after executing: audited failed, the handler never runs', async () => {
+    await harness(ALLOW_ALL, { tools, deps: { guard: pinningGuard([]) } });
+    const seen: { pinned?: unknown } = {};
+    const call = await upTo(pin, pinTool(seen, true), setCpu);
+    expect(await pin.run(call)).toMatchObject({ ok: false, error: { code: 'checkpoint_failed', message: 'the VPG refused the pin' } });
+    expect(lastLine()).toMatchObject({ phase: 'failed', detail: { code: 'checkpoint_failed' } });
+    expect(h!.auditLines().some((l) => l.phase === 'checkpointed')).toBe(false);
+    expect(seen.pinned).toBeUndefined();
+  });
+
+  it('skips every tool that does not pin as its change', async () => {
+    await harness();
+    expect(pin.skip!(callOf(tool('test_set_cpu'), setCpu))).toBe('the tool does not pin as its change');
+  });
+});
+
 describe('dry run, audit executing, safety snapshot, execute', () => {
   it('dry run stops before any change, audited as dry_run', async () => {
     await harness(ALLOW_ALL, { tools, env: { DRY_RUN: 'true' } });
     const call = await upTo(dryRun, tool('test_set_cpu'), setCpu);
     expect(await dryRun.run(call)).toMatchObject({ ok: true, value: { dry_run: true } });
     expect(lastLine()).toMatchObject({ phase: 'dry_run' });
-    expect(dryRun.skip!(callOf(tool('test_read'), {}))).toBe('reads run in a dry run too');
   });
 
   it('audit executing: a line that cannot be written stops the change', async () => {
@@ -285,13 +390,50 @@ describe('dry run, audit executing, safety snapshot, execute', () => {
 });
 
 describe('the sequence', () => {
-  it('a lifecycle call runs validate and execute; every other step says in one line why it skipped', async () => {
+  it('a lifecycle call runs validate and execute only; a refused token is denied through deny(), with its line', async () => {
     await harness();
+    expect(stepsFor(confirmAction)).toBe(LIFECYCLE_STEPS);
+    expect(LIFECYCLE_STEPS.map((s) => s.name)).toEqual(['validate', 'execute']);
     const call = callOf(confirmAction, { token: 'no-such-token-123' });
     const out = await runSteps(call);
     expect(out).toMatchObject({ ok: false, error: { code: 'confirmation_invalid' } });
-    expect(lastLine()).toMatchObject({ tool: 'confirm_action', phase: 'denied', decision: { rule: 'confirmation_invalid' } });
-    expect(call.skipped.map((s) => s.split(':')[0])).toEqual(STEPS.map((s) => s.name).filter((n) => n !== 'validate' && n !== 'execute'));
+    expect(lastLine()).toMatchObject({
+      id: 'audit-step-1', tool: 'confirm_action', phase: 'denied', target: null,
+      decision: { allowed: false, rule: 'confirmation_invalid', reason: (out as { error: { message: string } }).error.message },
+    });
+    expect(call.skipped).toEqual([]);
+  });
+
+  it('a read runs the read list: no proposal, guard, dry run or executing line, one call line', async () => {
+    await harness();
+    expect(stepsFor(tool('test_read'))).toBe(READ_STEPS);
+    expect(READ_STEPS.map((s) => s.name)).toEqual(['validate', 'resolve', 'policy', 'limits', 'execute']);
+    const before = h!.auditLines().length;
+    const call = callOf(tool('test_read'), {});
+    expect(await runSteps(call)).toMatchObject({ ok: true });
+    expect(h!.auditLines().slice(before).map((l) => [l.tool, l.phase])).toEqual([['test_read', 'call']]);
+    expect(call.decision).toBeUndefined();
+  });
+
+  it('a read refused on its only target is denied by the read limits step, with one denied line', async () => {
+    await harness('targets:\n  dev-vc1:\n    read: deny\n');
+    const before = h!.auditLines().length;
+    const oneTarget: AnyTool = {
+      ...tool('test_read'),
+      resolve: async (_a: unknown, ctx: Call['ctx']) => ({ targets: ctx.services.targets.filter((t) => t.name === 'dev-vc1').map((t) => ({ name: t.name, host: t.host, tags: t.tags })), affected: [] }),
+    };
+    const call = callOf(oneTarget, {});
+    expect(await runSteps(call)).toMatchObject({ ok: false, error: { code: 'policy_denied' } });
+    expect(h!.auditLines().slice(before)).toMatchObject([{ tool: 'test_read', phase: 'denied', target: 'dev-vc1', decision: { allowed: false } }]);
+  });
+
+  it('a change runs the change list; the steps that do not apply say in one line why', async () => {
+    await harness();
+    expect(stepsFor(tool('test_set_cpu'))).toBe(CHANGE_STEPS);
+    const call = callOf(tool('test_set_cpu'), setCpu);
+    expect(await runSteps(call)).toMatchObject({ ok: true });
+    expect(call.skipped.map((s) => s.split(':')[0])).toEqual(['after policy', 'propose/confirm', 'dry run', 'before-state', 'safety snapshot', 'pin']);
+    expect(call.followed).toBe(true);
     for (const line of call.skipped) expect(line).not.toContain('\n');
   });
 });

@@ -15,7 +15,7 @@ import { defineTool, type AffectedObject, type CallContext, type Resolution } fr
 import { FolderArg, ChangeCommonArgs, TargetArg } from '../args.js';
 import { compileRe2, inSubtree, SafeNameRegexArg } from './filters.js';
 import { oneTarget } from './common.js';
-import { GHOST_STATES, policyFlagsNow } from './change-support.js';
+import { GHOST_STATES } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
@@ -70,12 +70,17 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
   if (matched.length === 0) {
     throw new AppError('not_found', `No VM on target '${target.name}' is ${scope}.`, { hint: ownText('Check the names with list_vms (same name_regex and folder), then adjust the pattern.') });
   }
-  let affected = matched.map((r) => rowAffected(target.name, r));
-  const base = { targets: [target], bulkCount: matched.length, target: target.name };
-  // Over the limit: the pipeline denies before any proposal; spend no more round trips on it.
-  if (matched.length > policyFlagsNow(ctx, target.name).maxBulkObjects) {
-    return { ...base, affected, vms: bulkVms(affected, target.name, new Map()), summary: `bulk ${args.action} on ${matched.length} VM(s) ${scope} on target ${quoted(target.name)}` };
-  }
+  const affected = matched.map((r) => rowAffected(target.name, r));
+  return {
+    targets: [target], bulkCount: matched.length, target: target.name, affected, vms: bulkVms(affected, target.name, new Map()),
+    // Over max_bulk_objects the limits step denies before this runs: no round trips are spent on it.
+    afterPolicy: (flags) => bindBulk(args, ctx, target.name, affected, scope, flags.autoSnapshotBeforeDestroy),
+  };
+}
+
+/** The rest of the lookup, once the call may go on: each VM's current snapshot, the state refusals, the summary. */
+async function bindBulk(args: z.infer<typeof Input>, ctx: CallContext, target: string, matched: Array<AffectedObject & { moid: string }>, scope: string, safety: boolean): Promise<Partial<BulkChange>> {
+  let affected = matched;
   const current = new Map<string, { name: string; moid: string } | null>();
   // State refusals run in the pipeline once the policy allowed the call (Resolution.checks).
   const checks: Array<() => void> = [];
@@ -90,7 +95,7 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
       if (on.length) refuse('vSphere deletes only powered-off VMs, and these are not powered off', 'Power them off first (power_off_vm), or narrow name_regex.', on);
     });
   } else {
-    affected = await onTarget(ctx, target.name, async (client, call) => {
+    affected = await onTarget(ctx, target, async (client, call) => {
       const out: Array<AffectedObject & { moid: string }> = [];
       for (const v of affected) {
         const s = await client.listSnapshots(v.moid, call);
@@ -108,10 +113,7 @@ async function resolveBulk(args: z.infer<typeof Input>, ctx: CallContext): Promi
       });
     }
   }
-  return {
-    ...base, affected, vms: bulkVms(affected, target.name, current), checks,
-    summary: bulkSummary(args.action, affected, scope, target.name, policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy),
-  };
+  return { affected, vms: bulkVms(affected, target, current), checks, summary: bulkSummary(args.action, affected, scope, target, safety) };
 }
 
 function bulkVms(affected: Array<AffectedObject & { moid: string }>, target: string, current: Map<string, { name: string; moid: string } | null>): BulkVm[] {
@@ -177,7 +179,8 @@ export const bulkVmAction = defineTool({
       onTarget(ctx, target, (client, call) => fn(client, phaseWait(ctx, call, phase, phases, label)));
     const notAttempted = { code: 'cancelled', message: 'Not attempted: the call was cancelled before this VM was reached.' };
     const safety = ctx.safetySnapshots;
-    const takeSafety = args.action === 'revert_to_current_snapshot' && ctx.flags.autoSnapshotBeforeDestroy;
+    // The pipeline took them (safety snapshot step) when the decision and the action asked for them.
+    const takeSafety = safety.length > 0;
 
     // Every VM of the proposal gets a row, in order: ok, its error, or not attempted.
     const results: Array<z.infer<typeof ResultRow>> = [];

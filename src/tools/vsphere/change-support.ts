@@ -1,8 +1,7 @@
 // What the vSphere change tools share: turning `target` + `vm` into a resolution bound to exact
-// moids (and refusing ghost records up front), and the per-target policy flags a proposal can
-// already tell the human about.
+// moids (and refusing ghost records up front), and completing what a proposal tells the human
+// once the policy step decided it.
 import { AppError } from '../../core/errors.js';
-import { targetFlags } from '../../core/policy-engine.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
 import { oneTarget, vsphereVmAffected } from './common.js';
@@ -75,13 +74,16 @@ export function vmLabel(name: string, moid: string): string {
 }
 
 /**
- * The target's policy flags as they stand now, so a proposal can say what will happen (a safety
- * snapshot, the bulk limit). The pipeline decides again at execution; a policy that does not
- * load gives the built-in defaults here and is denied by the pipeline anyway.
+ * A change whose summary and affected objects say whether a safety snapshot is taken first: the
+ * policy step decides that, so they are completed after it (Resolution.afterPolicy).
  */
-export function policyFlagsNow(ctx: CallContext, target: string): { autoSnapshotBeforeDestroy: boolean; maxBulkObjects: number } {
-  const state = ctx.services.policy.current();
-  if (!state.ok) return { autoSnapshotBeforeDestroy: true, maxBulkObjects: 0 };
-  const f = targetFlags(state.policy, target);
-  return { autoSnapshotBeforeDestroy: f.autoSnapshotBeforeDestroy, maxBulkObjects: f.maxBulkObjects };
+export function toldAfterPolicy(described: (safetySnapshotFirst: boolean) => VmChange): VmChange {
+  const { summary: _toldLater, ...resolution } = described(true);
+  return {
+    ...resolution,
+    afterPolicy: async (flags) => {
+      const { summary, affected } = described(flags.autoSnapshotBeforeDestroy);
+      return { summary, affected };
+    },
+  };
 }

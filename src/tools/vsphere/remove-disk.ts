@@ -9,7 +9,7 @@ import { AppError } from '../../core/errors.js';
 import type { VmDetails } from '../../vsphere/client.js';
 import { defineTool } from '../define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../args.js';
-import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
+import { resolveChangeVm, toldAfterPolicy, vmLabel, vmResolution, type VmChange } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
@@ -67,14 +67,14 @@ export const removeDisk = defineTool({
     const { details: d, target } = vm;
     const disk = findDisk(d, target.name, args.disk);
     const boot = disk.unit_number === 0 && disk.controller_key === d.disks[0]?.controller_key;
-    const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
-    const resolution = vmResolution(vm,
+    // What the human is told depends on the decision: whether a safety snapshot is taken first.
+    const described = (safety: boolean) => vmResolution(vm,
       `REMOVE DISK ${quoted(disk.label)} (key ${disk.key}, ${disk.capacity_gb ?? '?'} GB, ${disk.file ?? 'unknown file'}) from ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)}` +
       `${args.destroy_file ? ' and DESTROY its file' : ' (the file stays on the datastore)'}` +
       `${boot ? '. WARNING: it is unit 0 of the first controller, usually the boot disk' : ''}. ` +
       (safety ? 'A safety snapshot is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
       [{ type: 'disk', name: disk.label, key: disk.key, capacity_gb: disk.capacity_gb, file: disk.file, destroy_file: args.destroy_file, likely_boot_disk: boot, safety_snapshot_first: safety }]);
-    return { ...resolution, disk: { label: disk.label, key: disk.key, capacity_gb: disk.capacity_gb ?? null, file: disk.file ?? null } };
+    return { ...toldAfterPolicy(described), disk: { label: disk.label, key: disk.key, capacity_gb: disk.capacity_gb ?? null, file: disk.file ?? null } };
   },
   async execute(args, { vm, disk }, ctx) {
     return onTarget(ctx, vm.target, async (client, call) => {

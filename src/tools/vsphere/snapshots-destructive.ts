@@ -9,7 +9,7 @@ import type { VmDetails } from '../../vsphere/client.js';
 import { flattenSnapshots } from '../../vsphere/snapshot-tree.js';
 import { defineTool, type AffectedObject } from '../define.js';
 import { ChangeCommonArgs, SnapshotArg, TargetArg, VmArg } from '../args.js';
-import { policyFlagsNow, resolveChangeVm, vmLabel, vmResolution, type VmChange } from './change-support.js';
+import { resolveChangeVm, toldAfterPolicy, vmLabel, vmResolution, type VmChange } from './change-support.js';
 import { SafetySnapshotSchema } from './safety-snapshot.js';
 import { onTarget, phaseWait } from './task-runner.js';
 import { quoted } from '../quote.js';
@@ -139,13 +139,13 @@ export const revertSnapshot = defineTool({
     const vm = await resolveChangeVm(ctx, args);
     const { details: d, target } = vm;
     const snap = findSnapshot(d, target.name, args.snapshot);
-    const safety = policyFlagsNow(ctx, target.name).autoSnapshotBeforeDestroy;
-    const resolution = vmResolution(vm,
+    // What the human is told depends on the decision: whether a safety snapshot is taken first.
+    const described = (safety: boolean) => vmResolution(vm,
       `REVERT ${vmLabel(d.name, d.moid)} on target ${quoted(target.name)} to snapshot ${quoted(snap.name)} (${snap.moid}, taken ${snap.created_at ?? 'at an unknown time'}): ` +
       `everything since then is DISCARDED (VM is ${d.power_state ?? 'unknown'} now). ` +
       (safety ? 'A safety snapshot of the current state is taken first.' : 'NO safety snapshot is taken (auto_snapshot_before_destroy is off for this target).'),
       [snapshotAffected(d, snap, { safety_snapshot_first: safety })]);
-    return { ...resolution, snapshot: { name: snap.name, moid: snap.moid } };
+    return { ...toldAfterPolicy(described), snapshot: { name: snap.name, moid: snap.moid } };
   },
   async execute(_args, { vm, snapshot: snap }, ctx) {
     return onTarget(ctx, vm.target, async (client, call) => {

@@ -3,12 +3,11 @@
 import { z } from 'zod';
 import { ChangeIdArg } from '../args.js';
 import { defineTool } from '../define.js';
-import { agentOf, auditor } from '../pipeline-call.js';
-import { pinPlanned } from '../pipeline-guard.js';
+import { tagAgentOf } from '../../core/identity.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import { quoted } from '../quote.js';
 import {
-  AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, ZertoVmArg, type Carried,
 } from './zerto-common.js';
 
@@ -27,7 +26,25 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   category: 'mutate',
   toolset: 'zerto',
   idempotent: false,
-  guard: false,
+  guard: {
+    // The pin is the change: the pipeline's pin step pins it and writes the `checkpointed` line.
+    pins: (args, resolution: Carried<FoundAnywhere>, ctx) => {
+      const found = resolution.zerto;
+      const changeId = args.change_id ?? ctx.auditId;
+      return {
+        plan: planOf([found]),
+        request: {
+          vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: tagAgentOf(ctx.identity, args.agent), changeId,
+          onProgress: (_vm, percent, message) => ctx.progress(percent, 100, message),
+        },
+        settle: (report) => {
+          const res = pinnedVm(report, found, changeId);
+          if (res.error !== undefined) throw res.error;
+          return { tag: res.tag, checkpoints: res.checkpoints.map((c) => ({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, reused: c.reused })) };
+        },
+      };
+    },
+  },
   input: z.object({
     vm: ZertoVmArg,
     action: ActionArg,
@@ -49,7 +66,6 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     const resolution: Carried<FoundAnywhere> = {
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
-      guardVms: [],
       summary: `pin a tagged checkpoint for VM ${quoted(found.vm.name)} on ${found.vpgs.map((v) => `VPG ${quoted(v.name)}`).join(', ')} at Zerto site ${quoted(found.site.name)}`,
       zerto: found,
     };
@@ -57,17 +73,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   },
   async execute(args, resolution, ctx) {
     const found = resolution.zerto;
-    const changeId = args.change_id ?? ctx.auditId;
-    const report = await pinPlanned(ctx, planOf([found]), {
-      vms: [], tool: 'zerto_create_tagged_checkpoint', action: args.action, agent: agentOf(ctx.identity, args.agent), changeId,
-      onProgress: (_vm, percent, message) => ctx.progress(percent, 100, message),
-    });
-    const res = pinnedVm(report, found, changeId);
-    if (res.error !== undefined) throw res.error;
-    await auditor(ctx, 'zerto_create_tagged_checkpoint')({
-      target: resolution.targets[0]!.name, phase: 'checkpointed', args,
-      detail: { tag: res.tag, checkpoints: res.checkpoints.map((c) => ({ vpg: c.vpg, vpg_id: c.vpg_id, checkpoint_id: c.checkpoint_id, reused: c.reused })) },
-    }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning a checkpoint'));
+    const res = pinnedVm(pinReportOf(ctx), found, args.change_id ?? ctx.auditId);
     const reused = res.checkpoints.filter((c) => c.reused).length;
     return {
       tag: res.tag, change_id: res.change_id, vm: found.vm.name, site: found.site.name, checkpoints: res.checkpoints,
@@ -77,7 +83,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   },
   async dryRun(args, resolution, ctx) {
     const found = resolution.zerto;
-    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: agentOf(ctx.identity, args.agent), changeId: args.change_id ?? ctx.auditId });
+    const plan = await planVm(ctx, found, { vm: found.vm.name, action: args.action, agent: tagAgentOf(ctx.identity, args.agent), changeId: args.change_id ?? ctx.auditId });
     return {
       ...plan, vm: found.vm.name, site: found.site.name, checkpoints: [],
       message: `Dry run: would pin '${plan.tag}' on ${plan.would_insert.map((v) => v.vpg).join(', ') || 'no VPG'}. Nothing was inserted.`,

@@ -17,7 +17,7 @@ import { redactValues } from '../../core/redact.js';
 import { defineTool, type CallContext } from '../define.js';
 import type { ToolOutcome } from '../pipeline-call.js';
 import { UNTRUSTED_META_KEY, type UntrustedMark } from '../untrusted.js';
-import { dryRunGuard, executeGuard, resolveGuard, type GuardArgs, type GuardLookup, type GuardResult } from './guard-tool.js';
+import { dryRunGuard, executeGuard, guardPins, resolveGuard, type GuardArgs, type GuardLookup, type GuardResult } from './guard-tool.js';
 import type { Carried } from './zerto-common.js';
 import { ownText } from '../../core/own-text.js';
 
@@ -43,7 +43,7 @@ export const zertoGuardHook = defineTool({
   // Its own set, off by default: the hook calls it, the model never needs it in its context.
   toolset: 'hooks',
   idempotent: false,
-  guard: false,
+  guard: { pins: (_args, resolution: HookResolution, ctx) => guardPins(resolution.hook, resolution, ctx) },
   input: z.object({
     tool_name: z.string().min(1).max(300).describe('${tool_name}: mcp__<server>__<tool>.'),
     tool_input: z.union([z.record(z.string(), z.unknown()), z.string().max(1_000_000)]).default({}).describe('${tool_input}: the call\'s arguments, an object or its JSON.'),
@@ -54,7 +54,7 @@ export const zertoGuardHook = defineTool({
     return { ...(await resolveGuard(hook, ctx)), hook };
   },
   async execute(args, resolution, ctx) {
-    return decisionOf(await executeGuard(resolution.hook, resolution, ctx, NAME), args.tool_name);
+    return decisionOf(await executeGuard(resolution.hook, resolution, ctx), args.tool_name);
   },
   async dryRun(args, resolution, ctx) {
     const planned = await dryRunGuard(resolution.hook, resolution, ctx);

@@ -1,21 +1,21 @@
 // zerto_guard_before_mutate: the guard for OTHER MCP servers' tools (ssh, ansible, winrm...). The
 // agent calls it with the tool it is about to call and that call's arguments; a catalogued tool
 // gets one tagged checkpoint per VM it names (every VPG of each VM), an unlisted tool passes
-// through. VMs are looked up in resolve (so policy sees their target); pinning happens only in
-// execute, after policy and the `executing` audit line. The handlers are exported: the Claude Code
-// hook's tool (guard-hook-tool.ts) runs this same guard, audited under its own name.
+// through. VMs are looked up in resolve (so policy sees their target); the pipeline's pin step pins
+// them (`guard.pins`), after policy and the `executing` audit line. The handlers are exported: the
+// Claude Code hook's tool (guard-hook-tool.ts) runs this same guard, audited under its own name.
 import { z } from 'zod';
 import { AppError, toPublicError } from '../../core/errors.js';
 import { argsFingerprint } from '../../core/fingerprint.js';
 import { vmsFromArgs, type ListedCatalogEntry } from '../../core/catalog.js';
 import { ChangeIdArg } from '../args.js';
-import { defineTool, type CallContext, type ExecContext, type TargetRef } from '../define.js';
-import { agentOf, auditor } from '../pipeline-call.js';
-import { pinPlanned } from '../pipeline-guard.js';
+import { defineTool, type CallContext, type ExecContext, type PinOrder, type TargetRef } from '../define.js';
+import { tagAgentOf } from '../../core/identity.js';
+import type { PinReport } from '../../core/guard.js';
 import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import { quoted } from '../quote.js';
 import {
-  AgentArg, CheckpointOut, pinnedVm, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
+  AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, type Carried,
 } from './zerto-common.js';
 import { ownText } from '../../core/own-text.js';
@@ -78,11 +78,11 @@ export const zertoGuardBeforeMutate = defineTool({
   category: 'mutate',
   toolset: 'zerto',
   idempotent: false,
-  guard: false,
+  guard: { pins: guardPins },
   input: GuardInput,
   output: GuardOutput,
   resolve: resolveGuard,
-  execute: (args, resolution, ctx) => executeGuard(args, resolution, ctx, 'zerto_guard_before_mutate'),
+  execute: executeGuard,
   dryRun: dryRunGuard,
 });
 
@@ -91,7 +91,7 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
   const gateway = ctx.services.ext.downstream?.serverOf(args.tool);
   if (gateway) {
     return {
-      targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+      targets: [siteTarget(zerto.sites[0]!)], affected: [],
       summary: `'${args.tool}' is enforced by the gateway (downstream server '${gateway}'): nothing to pin here`,
       zerto: { vms: [], gateway },
     };
@@ -101,7 +101,7 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
   if (!entry) {
     // No VM to resolve: the call is decided (and audited) against the first configured site.
     const resolution: Carried<GuardLookup> = {
-      targets: [siteTarget(zerto.sites[0]!)], affected: [], guardVms: [],
+      targets: [siteTarget(zerto.sites[0]!)], affected: [],
       summary: `${quoted(args.tool)} is not in the mutating catalog: pass through unguarded`,
       zerto: { vms: [] },
     };
@@ -120,24 +120,38 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
   const resolution: Carried<GuardLookup> = {
     targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
     affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
-    guardVms: [],
     summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
     zerto: { entry, vms },
   };
   return resolution;
 }
 
-export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext, auditedAs: string): Promise<GuardResult> {
+/**
+ * What the pin step pins for a catalogued tool: every VPG of each VM; nothing for an unlisted tool
+ * or one the gateway guards. The hook's tool passes the guard arguments it mapped the hooked call to.
+ */
+export function guardPins(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: CallContext): PinOrder | undefined {
   const { entry, vms, gateway } = resolution.zerto;
-  if (gateway) return enforced(args.tool, gateway);
-  if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+  if (gateway || !entry) return undefined;
   const changeId = args.change_id ?? ctx.auditId;
-  const agent = agentOf(ctx.identity, args.agent);
   let done = 0;
-  const report = await pinPlanned(ctx, planOf(vms), {
-    vms: [], tool: args.tool, action: args.tool, agent, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }),
-    onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
-  });
+  return {
+    plan: planOf(vms),
+    request: {
+      vms: [], tool: args.tool, action: args.tool, agent: tagAgentOf(ctx.identity, args.agent), changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }),
+      onProgress: (vm, _p, message) => ctx.progress(++done, undefined, `${vm}: ${message}`),
+    },
+    settle: (report) => {
+      const out = pinnedVms(args, resolution, report, changeId);
+      return { guarded_tool: args.tool, reused: out.every((v) => v.checkpoints.every((c) => c.reused)), tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) };
+    },
+    args,
+  };
+}
+
+/** Each VM's tag and checkpoints from the pin report; a VM that failed fails the whole guard, saying which were pinned. */
+function pinnedVms(args: GuardArgs, resolution: Carried<GuardLookup>, report: PinReport, changeId: string) {
+  const { vms } = resolution.zerto;
   const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
   const failed = each.flatMap((e) => (e.error !== undefined ? [{ vm: e.found.vm.name, err: e.error }] : []));
   const pinned = each.flatMap((e) => (e.error === undefined ? [{ found: e.found, tag: e.tag, checkpoints: e.checkpoints }] : []));
@@ -150,11 +164,15 @@ export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLoo
       details: { change_id: changeId, pinned: pinned.map((p) => ({ vm: p.found.vm.name, tag: p.tag, checkpoints: p.checkpoints })), failed: failed.map((f) => f.vm) },
     });
   }
-  const out = pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
-  await auditor(ctx, auditedAs)({
-    target: resolution.targets[0]!.name, phase: 'checkpointed', args,
-    detail: { guarded_tool: args.tool, reused: out.every((v) => v.checkpoints.every((c) => c.reused)), tags: out.map((v) => v.tag), checkpoints: out.flatMap((v) => v.checkpoints.map((c) => ({ vm: v.vm, vpg: c.vpg, checkpoint_id: c.checkpoint_id, reused: c.reused }))) },
-  }).catch((err) => ctx.services.logger.error({ err: String(err), id: ctx.auditId }, 'audit write failed after pinning checkpoints'));
+  return pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
+}
+
+export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext): Promise<GuardResult> {
+  const { entry, gateway } = resolution.zerto;
+  if (gateway) return enforced(args.tool, gateway);
+  if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
+  const changeId = args.change_id ?? ctx.auditId;
+  const out = pinnedVms(args, resolution, pinReportOf(ctx), changeId);
   return {
     guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, vms: out, tags: out.map((v) => v.tag),
     message: `Pinned and listed: ${out.map((v) => `'${v.tag}' on ${v.checkpoints.length} VPG(s)`).join('; ')}. You may now call '${args.tool}'; to undo a file change, use zerto_recover_file with the VM's tag.`,
@@ -166,7 +184,7 @@ export async function dryRunGuard(args: GuardArgs, resolution: Carried<GuardLook
   if (gateway) return enforced(args.tool, gateway);
   if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
   const changeId = args.change_id ?? ctx.auditId;
-  const agent = agentOf(ctx.identity, args.agent);
+  const agent = tagAgentOf(ctx.identity, args.agent);
   const plans = await Promise.all(vms.map(async (f) => ({ f, plan: await planVm(ctx, f, { vm: f.vm.name, agent, action: args.tool, changeId, argsHash: argsFingerprint({ tool: args.tool, args: args.args }) }) })));
   return {
     guarded: true, tool: args.tool, vm_arg: entry.vm_arg, change_id: changeId, tags: plans.map((p) => p.plan.tag),

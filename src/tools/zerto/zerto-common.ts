@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { parseZertoVmIdentifier, planTaggedCheckpoint, uniqueVms, type PinDryRun } from '../../zerto/index.js';
 import type { GuardPlan, PinReport } from '../../core/guard.js';
-import type { AffectedObject, CallContext, Resolution, TargetRef } from '../define.js';
+import type { AffectedObject, CallContext, ExecContext, Resolution, TargetRef } from '../define.js';
 import { configuredTarget, type ToolServices } from '../services.js';
 import type { FoundAnywhere, SitedVpg } from './protection.js';
 import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
@@ -150,6 +150,12 @@ export function pinnedVm(report: PinReport, found: FoundAnywhere, changeId: stri
     change_id: groups[0]?.change_id ?? changeId,
     checkpoints: groups.flatMap((g) => g.checkpoints.map((c) => ({ ...c, site: g.site }))),
   };
+}
+
+/** What the pin step pinned, for the handler of a tool whose change is the pin (`guard.pins`). */
+export function pinReportOf(ctx: ExecContext): PinReport {
+  if (!ctx.pinned) throw new AppError('internal', ownText('The pin step did not run before this handler.'));
+  return ctx.pinned;
 }
 
 /** What pinning this VM would do: reads everything, inserts nothing. */

@@ -194,9 +194,12 @@ describe('zerto_guard_before_mutate', () => {
     expect(byVm['win-app-01'].checkpoints.map((c: any) => c.vpg)).toEqual(['vpg-windows']);
     for (const vpg of ['vpg-app', 'vpg-app-critical']) expect(journalTagged(h, vpg, byVm['app-01'].tag)).toHaveLength(1);
     expect(journalTagged(h, 'vpg-windows', byVm['win-app-01'].tag)).toHaveLength(1);
+    // One checkpointed line for the whole guard (the pipeline's pin step), after the executing line.
+    expect(auditFor(h, r.audit_id).map((l) => l.phase)).toEqual(['executing', 'checkpointed', 'executed']);
     const cpLine = auditFor(h, r.audit_id).find((l) => l.phase === 'checkpointed')!;
     expect(cpLine.target).toBe('lab-vc1');
     expect((cpLine.detail as any).tags.sort()).toEqual([byVm['app-01'].tag, byVm['win-app-01'].tag].sort());
+    expect((cpLine.detail as any).checkpoints.map((c: any) => `${c.vm}@${c.vpg}`).sort()).toEqual(['app-01@vpg-app', 'app-01@vpg-app-critical', 'win-app-01@vpg-windows']);
 
     // A dotted vm_arg reaches into objects.
     ok(await h.call('zerto_add_mutating_tool', { tool: 'custom/run', vm_arg: 'target.host' }));

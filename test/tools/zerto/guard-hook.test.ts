@@ -58,6 +58,10 @@ describe('zerto_guard_hook as the PreToolUse hook calls it', () => {
     // Audited under the hook tool's own name, checkpoint line included.
     const id = h.auditLines().filter((l) => l.tool === 'zerto_guard_hook').at(-1)!.id as string;
     expect(auditFor(h, id).map((l) => [l.tool, l.phase])).toEqual([['zerto_guard_hook', 'executing'], ['zerto_guard_hook', 'checkpointed'], ['zerto_guard_hook', 'executed']]);
+    // The pin step's line records the call the hook guards (as mapped), and the tag it pinned.
+    const cpLine = auditFor(h, id).find((l) => l.phase === 'checkpointed')!;
+    expect(cpLine.args).toMatchObject({ tool: 'ssh/exec', args: { host: 'app-01' } });
+    expect(cpLine.detail).toMatchObject({ guarded_tool: 'ssh/exec', tags: [tag] });
   });
 
   it('takes ${tool_input} substituted into a string (its JSON) the same way', async () => {
