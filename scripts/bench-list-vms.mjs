@@ -14,7 +14,7 @@
 //      - the HTTP floor: the same SOAP requests through our transport with a reader that only
 //        counts the bytes (no XML decoding, no rows, no MCP): what the wire and vcsim cost;
 //      - govmomi with the mo.VirtualMachine load (a second line, never the headline).
-//      Goals (README, Performance): list_vms <= 0.8x govmomi decode-only, <= 2x the floor.
+//      Goals (docs/performance.md): list_vms <= 0.8x govmomi decode-only, <= 2x the floor.
 // Every result prints the machine's load average (os.loadavg, sampled each round): on a shared
 // machine the wall times move with it, the ratios of calls interleaved in one round much less.
 // The MCP server runs in-process (InMemoryTransport): `--lab` cannot be asked for 10,000 fillers,

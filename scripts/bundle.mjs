@@ -1,6 +1,6 @@
 // Bundles the server into dist/main.js (+ lazily loaded chunks beside it) after `tsc` has written
 // the unbundled tree. Why: startup is module loading (about 450 files: zod, zod-to-json-schema,
-// the MCP SDK and our own); one file per mode loads several times faster (README "Performance").
+// the MCP SDK and our own); one file per mode loads several times faster (docs/performance.md).
 //
 // Layout rules that keep the bundle and the unbundled tree interchangeable:
 // - every output file sits at the root of dist/ (no chunk folder), so `../package.json` and the

@@ -25,7 +25,7 @@ function enableCompileCache(): void {
 /**
  * Lets V8's heap grow to 1.5x what the last full GC kept alive, not up to 4x: a 10,000-VM listing
  * promotes ~15 MB that is garbage once answered, and V8's own choice let ten listings reach a
- * 216 MB peak RSS over ~35 MB live (README, Performance). An operator's own setting wins.
+ * 216 MB peak RSS over ~35 MB live (docs/performance.md). An operator's own setting wins.
  */
 function limitHeapGrowth(): void {
   const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
@@ -271,7 +271,7 @@ async function serveStdio(startup: () => Promise<Prepared>, listChanged: boolean
   if (process.stdin.isTTY) {
     process.stderr.write(
       `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
-        'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
+        'Configure it in Claude Desktop, VS Code or Cursor (see docs/clients.md), or try it with:\n' +
         `  npx @modelcontextprotocol/inspector ${process.execPath} ${process.argv[1] ?? 'dist/main.js'} --lab\n` +
         'Press Ctrl+C to stop.\n',
     );

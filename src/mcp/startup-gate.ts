@@ -1,6 +1,6 @@
 // stdio answers the handshake (`initialize`, `server/discover`) before the tools have loaded: on
 // Node 20 importing the tool modules, pino and the vendor clients and starting the runtime is
-// about 100 ms of a ~240 ms start (README, Performance), and a client waits for the handshake's
+// about 100 ms of a ~240 ms start (docs/performance.md), and a client waits for the handshake's
 // answer before it sends anything else.
 // Until the runtime is ready, this gate between the framed stdin and the SDK's transport lets only
 // the handshake through and holds every other message, in the order it came. `open()` releases

@@ -1,5 +1,5 @@
 // The JSON schemas of the built-in tools, converted from their zod declarations at build time.
-// Converting them at startup was about a tenth of a Node 20 start (README "Performance"), so the
+// Converting them at startup was about a tenth of a Node 20 start (docs/performance.md), so the
 // bundle (scripts/bundle.mjs) replaces this module with the table `precomputeSchemas` writes. Here,
 // unbundled (tsc's dist tree, vitest), the table is empty and every schema is converted at runtime;
 // test/contract/precomputed-schemas.test.ts proves the bundle's table equal to that conversion.

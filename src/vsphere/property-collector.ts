@@ -31,7 +31,7 @@ export interface RetrieveOptions extends CallOptions {
   maxObjects?: number;
 }
 
-/** Objects per page asked for by default (README, Performance: chosen by measurement). */
+/** Objects per page asked for by default (docs/performance.md: chosen by measurement). */
 export const DEFAULT_MAX_OBJECTS = 500;
 
 function encodeSpec(propSet: PropertySpec[], objectSet: ObjectSpec[]) {
