@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALL_TOOLS } from '../dist/tools/all-tools.js';
-import { TOOL_REFERENCE_PATH, toolReference } from '../dist/tools/tool-docs.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../dist/tools/tool-docs.js';
 
 const path = fileURLToPath(new URL(`../${TOOL_REFERENCE_PATH}`, import.meta.url));
 let before = '';
@@ -13,7 +13,7 @@ try {
 } catch {
   // no file yet: written below
 }
-const after = toolReference(ALL_TOOLS);
+const after = toolReferenceFile(ALL_TOOLS);
 if (after === before) {
   process.stderr.write(`${TOOL_REFERENCE_PATH} already up to date\n`);
 } else if (process.argv.includes('--check')) {

@@ -19,7 +19,7 @@ export function toolTable(tools: AnyTool[]): string {
   for (const surface of ['vsphere', 'zerto', 'lifecycle', 'lab']) {
     const group = tools.filter((t) => t.surface === surface);
     if (!group.length) continue;
-    out.push(`## ${SURFACE_TITLES[surface]}`, '', '| Tool | Category | Two-phase | What it does |', '|---|---|---|---|');
+    out.push(`#### ${SURFACE_TITLES[surface]}`, '', '| Tool | Category | Two-phase | What it does |', '|---|---|---|---|');
     for (const t of group) {
       const first = t.description.split(/(?<=\.)\s/)[0]!.replace(/\|/g, '\\|');
       out.push(`| \`${t.name}\` | ${t.category} | ${isTwoPhase(t) ? 'yes' : ''} | ${first} |`);
@@ -29,8 +29,8 @@ export function toolTable(tools: AnyTool[]): string {
   return out.join('\n').trimEnd();
 }
 
-/** The whole of docs/tools.md. */
-export function toolReference(tools: AnyTool[]): string {
+/** The whole of docs/tools.md: a heading and a note around the generated tables. */
+export function toolReferenceFile(tools: AnyTool[]): string {
   return [
     '# Tools',
     '',

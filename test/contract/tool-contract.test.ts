@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 import { listed } from '../../src/tools/registry.js';
-import { TOOL_REFERENCE_PATH, toolReference } from '../../src/tools/tool-docs.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../../src/tools/tool-docs.js';
 import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
 import { silentLogger } from '../support/harness.js';
@@ -48,12 +48,12 @@ describe('tool declarations', () => {
   it('docs/tools.md is the reference the declarations generate', () => {
     const checkedIn = readFileSync(new URL(`../../${TOOL_REFERENCE_PATH}`, import.meta.url), 'utf8');
     // A plain equality, so the failure names the fix rather than only showing a diff.
-    expect(checkedIn === toolReference(ALL_TOOLS), `${TOOL_REFERENCE_PATH} is stale: run npm run docs:tools`).toBe(true);
+    expect(checkedIn === toolReferenceFile(ALL_TOOLS), `${TOOL_REFERENCE_PATH} is stale: run npm run docs:tools`).toBe(true);
   });
 
   it('the reference changes with any declaration it lists, so a stale file cannot pass', () => {
     const edited = ALL_TOOLS.map((t, i) => (i === ALL_TOOLS.length - 1 ? { ...t, description: `Edited. ${t.description}` } : t));
-    expect(toolReference(edited)).not.toBe(toolReference(ALL_TOOLS));
-    expect(toolReference(ALL_TOOLS.slice(1))).not.toBe(toolReference(ALL_TOOLS));
+    expect(toolReferenceFile(edited)).not.toBe(toolReferenceFile(ALL_TOOLS));
+    expect(toolReferenceFile(ALL_TOOLS.slice(1))).not.toBe(toolReferenceFile(ALL_TOOLS));
   });
 });
