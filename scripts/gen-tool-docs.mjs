@@ -1,18 +1,27 @@
-// Regenerates the README's tool reference (the toolset table and the tool table) from the tool
-// declarations and tools/toolsets.ts TOOLSETS (run after `npm run build`).
+// Writes the tool reference (docs/tools.md) from the built tool declarations and TOOLSETS (run after
+// `npm run build`; `npm run docs:tools` does both). `--check` writes nothing and exits 1 when the
+// checked-in file differs, for CI scripts that do not run the contract test.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALL_TOOLS } from '../dist/tools/all-tools.js';
 import { labTools } from '../dist/lab/lab-tools.js';
 import { GuestFileSystems } from '../dist/lab/guest-files.js';
-import { replaceToolTable, toolReference } from '../dist/tools/tool-docs.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../dist/tools/tool-docs.js';
 
-const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
-const before = readFileSync(readmePath, 'utf8');
-const after = replaceToolTable(before, toolReference([...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())]));
-if (after !== before) {
-  writeFileSync(readmePath, after);
-  process.stderr.write('README.md tool table updated\n');
+const path = fileURLToPath(new URL(`../${TOOL_REFERENCE_PATH}`, import.meta.url));
+let before = '';
+try {
+  before = readFileSync(path, 'utf8');
+} catch {
+  // no file yet: written below
+}
+const after = toolReferenceFile([...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())]);
+if (after === before) {
+  process.stderr.write(`${TOOL_REFERENCE_PATH} already up to date\n`);
+} else if (process.argv.includes('--check')) {
+  process.stderr.write(`${TOOL_REFERENCE_PATH} differs from the declarations: run npm run docs:tools\n`);
+  process.exitCode = 1;
 } else {
-  process.stderr.write('README.md tool table already up to date\n');
+  writeFileSync(path, after);
+  process.stderr.write(`${TOOL_REFERENCE_PATH} updated\n`);
 }

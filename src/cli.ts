@@ -70,7 +70,7 @@ Usage:
                               --bundle writes a redacted support bundle (names and ids hashed)
   zerto-rewind-mcp --toolsets vsphere_read,zerto
                               expose only these toolsets (also TOOLSETS; 'all' for every tool)
-  zerto-rewind-mcp --http     serve MCP over Streamable HTTP for a team (OAuth bearer tokens; see the README)
+  zerto-rewind-mcp --http     serve MCP over Streamable HTTP for a team (OAuth bearer tokens; see docs/central-mode.md)
   zerto-rewind-mcp --help | --version
 
 Environment:
@@ -88,7 +88,7 @@ Environment:
   DATABASE_URL             shared state in PostgreSQL (HTTP mode, several instances)
   WEB_UI_OIDC_CLIENT_ID, WEB_UI_OIDC_CLIENT_SECRET, WEB_UI_PUBLIC_URL   dashboard sign-in with the IdP (HTTP mode)
   WEB_UI_SESSION_SECRET    seals sign-in cookies, the same on every instance (default: the client secret)
-  TOOLSETS                 comma-separated toolsets to expose (default: see the README)
+  TOOLSETS                 comma-separated toolsets to expose (default: see docs/toolsets.md)
 
 Relative paths resolve against the folder of ZERTO_REWIND_CONFIG when it is set.
-An MCP client starts this program itself; see the README for Claude Desktop, VS Code and Cursor.`;
+An MCP client starts this program itself; see docs/clients.md for Claude Desktop, VS Code and Cursor.`;

@@ -271,7 +271,7 @@ async function serveStdio(startup: () => Promise<Prepared>, listChanged: boolean
   if (process.stdin.isTTY) {
     process.stderr.write(
       `zerto-rewind-mcp ${VERSION} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for an MCP client.\n` +
-        'Configure it in Claude Desktop, VS Code or Cursor (see the README), or try it with:\n' +
+        'Configure it in Claude Desktop, VS Code or Cursor (see docs/clients.md), or try it with:\n' +
         `  npx @modelcontextprotocol/inspector ${process.execPath} ${process.argv[1] ?? 'dist/main.js'} --lab\n` +
         'Press Ctrl+C to stop.\n',
     );

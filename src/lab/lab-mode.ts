@@ -190,8 +190,8 @@ export function guestfsDownstream(root: string, tools: string[] | null = GUESTFS
   if (problems.length) throw new ConfigError(problems);
   return {
     name: 'guestfs', command: process.execPath, args: [entry, root], env: {}, vm: GUESTFS_VM,
-    // The allowlist keeps the lab's default tools/list inside the context budget (README
-    // "Toolsets"): what the demo and a first-time user need to read, edit and write guest files.
+    // The allowlist keeps the lab's default tools/list inside the context budget (docs/toolsets.md,
+    // "Context budget"): what the demo and a first-time user need to read, edit and write guest files.
     ...(tools ? { tools } : {}),
     ...(guestFiles ? { guestFiles } : {}),
     startupTimeoutMs: 30_000, callTimeoutMs: 60_000, callTotalTimeoutMs: 240_000, maxTools: 300,

@@ -1,6 +1,6 @@
 // A tool is declared once, as data: name, category, schemas, its preconditions, how to resolve
-// what it touches, and a handler. Registration, annotations, policy keys, audit fields, the README
-// table and the schema snapshots are derived from the declaration, and the pipeline applies the
+// what it touches, and a handler. Registration, annotations, policy keys, audit fields, the tool
+// reference (docs/tools.md) and the schema snapshots are derived from the declaration, and the pipeline applies the
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { Via } from '../core/identity.js';

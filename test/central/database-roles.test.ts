@@ -1,4 +1,4 @@
-// The role setup the README recommends: an owner role applies the migrations, the server runs as
+// The role setup docs/central-mode.md recommends: an owner role applies the migrations, the server runs as
 // a role that may only INSERT and SELECT audit_log. An upgraded database where the server's role
 // had been granted everything (table-wide and on one column) loses UPDATE, DELETE and TRUNCATE on
 // audit_log with migration 003; the server's role then starts without any right to change the
@@ -50,7 +50,7 @@ it('after migration 003 (applied by the owner), the server\'s role can only appe
   await ownerDb.start();
   expect(await auditRewriteRights(ownerDb)).toContain('OWNER');
   await ownerDb.end();
-  // The tables 003 created are the owner's: the README's grants give the server what it uses.
+  // The tables 003 created are the owner's: the grants of docs/central-mode.md give the server what it uses.
   await admin.query('SET ROLE zr_owner');
   await admin.query('GRANT SELECT, INSERT, UPDATE, DELETE ON open_changes TO zr_server');
   await admin.query('RESET ROLE');

@@ -6,7 +6,7 @@
 // and its heartbeat row is gone. Instance B, with short sweep timings, must record `executed` for
 // both, once, not `interrupted`.
 // The same holds for the outcome an instance held in memory (the database was unreachable when its
-// change ended) and lost by dying: no local spool is kept (README, Central mode, says why); the live
+// change ended) and lost by dying: no local spool is kept (docs/central-mode.md says why); the live
 // instance records the task's real end and the proposal still `executing` takes it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMcpClient } from '../support/http-client.js';

@@ -1,17 +1,21 @@
 // Contract checks over every declared tool: schema snapshots (one file per tool; under CI=true a
 // missing or stale snapshot fails, since vitest writes none there; refresh with
-// `npx vitest run test/contract -u`), the README tool reference, toolsets, names and annotations.
+// `npx vitest run test/contract -u`), the generated tool reference (docs/tools.md), names and
+// annotations.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
 import { listed } from '../../src/tools/registry.js';
-import { TOOLS_END, TOOLS_START, toolReference } from '../../src/tools/tool-docs.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../../src/tools/tool-docs.js';
 import { TOOLSETS, toolsetOf } from '../../src/tools/toolsets.js';
 import { labTools } from '../../src/lab/lab-tools.js';
 import { GuestFileSystems } from '../../src/lab/guest-files.js';
 import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
 import { silentLogger } from '../support/harness.js';
+
+/** What docs/tools.md describes: every declaration, the lab's included. */
+const DOCUMENTED = [...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())];
 
 describe('tool declarations', () => {
   it.each(ALL_TOOLS.map((t) => [t.name, t] as const))('%s matches its schema snapshot', async (name, tool) => {
@@ -50,11 +54,15 @@ describe('tool declarations', () => {
     }
   });
 
-  it('the README tool reference is generated from the declarations and TOOLSETS (run npm run docs:tools)', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf(TOOLS_START);
-    const end = readme.indexOf(TOOLS_END);
-    expect(start).toBeGreaterThan(-1);
-    expect(readme.slice(start + TOOLS_START.length, end).trim()).toBe(toolReference([...ALL_TOOLS, ...labTools(GuestFileSystems.fromTopology())]).trim());
+  it('docs/tools.md is the reference the declarations generate', () => {
+    const checkedIn = readFileSync(new URL(`../../${TOOL_REFERENCE_PATH}`, import.meta.url), 'utf8');
+    // A plain equality, so the failure names the fix rather than only showing a diff.
+    expect(checkedIn === toolReferenceFile(DOCUMENTED), `${TOOL_REFERENCE_PATH} is stale: run npm run docs:tools`).toBe(true);
+  });
+
+  it('the reference changes with any declaration it lists, so a stale file cannot pass', () => {
+    const edited = DOCUMENTED.map((t, i) => (i === ALL_TOOLS.length - 1 ? { ...t, description: `Edited. ${t.description}` } : t));
+    expect(toolReferenceFile(edited)).not.toBe(toolReferenceFile(DOCUMENTED));
+    expect(toolReferenceFile(DOCUMENTED.slice(1))).not.toBe(toolReferenceFile(DOCUMENTED));
   });
 });

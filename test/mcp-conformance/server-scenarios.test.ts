@@ -23,7 +23,7 @@ const NODE20_SHIM = fileURLToPath(new URL('../support/conformance-node20/registe
  * tools (test_simple_text, ...); resources-*, prompts-*, completion and sep-2164 need resources or
  * prompts, which this server does not offer; logging-set-level and the sampling/elicitation
  * scenarios need capabilities it does not declare; server-sse-polling needs resumable streams,
- * which it does not keep (README, Central mode); tasks-* and sep-2640-* are extensions it does
+ * which it does not keep (docs/central-mode.md); tasks-* and sep-2640-* are extensions it does
  * not implement; http-custom-header-server-validation needs x-mcp-header tool parameters.
  */
 const SCENARIOS: Record<string, Record<string, string>> = {

@@ -1,4 +1,4 @@
-// The README's one-line installs, decoded as the clients decode them: each VS Code link is a
+// The one-line installs of docs/clients.md, decoded as the clients decode them: each VS Code link is a
 // vscode:mcp/install URL, URL-encoded inside the redirect's `url` (its JSON encoded once more),
 // each Cursor link carries the config as base64; the claude / codex lines and the Claude Code JSON
 // name the same two configurations (the lab, then ~/.zerto-rewind/), with "alwaysLoad": true.
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const CLIENTS = readFileSync(fileURLToPath(new URL('../../docs/clients.md', import.meta.url)), 'utf8');
 
 const LAB = { command: 'npx', args: ['-y', 'zerto-rewind-mcp', '--lab'] };
 const ENV = {
@@ -17,7 +17,7 @@ const REAL = { command: 'npx', args: ['-y', 'zerto-rewind-mcp'], env: ENV };
 
 function links(prefix: string): URL[] {
   const escaped = prefix.replace(/[.?/]/g, (c) => `\\${c}`);
-  return [...README.matchAll(new RegExp(`\\]\\((${escaped}[^)\\s]+)\\)`, 'g'))].map((m) => new URL(m[1]!));
+  return [...CLIENTS.matchAll(new RegExp(`\\]\\((${escaped}[^)\\s]+)\\)`, 'g'))].map((m) => new URL(m[1]!));
 }
 
 /** What VS Code receives: the redirect's url parameter, then the install URL's query as JSON. */
@@ -28,7 +28,7 @@ function vscodeInstall(link: URL): { scheme: string; config: Record<string, unkn
   return { scheme: m![1]!, config: JSON.parse(decodeURIComponent(m![2]!)) as Record<string, unknown> };
 }
 
-describe('README install links', () => {
+describe('docs/clients.md install links', () => {
   it('VS Code and VS Code Insiders links install the lab, then the real configuration', () => {
     const found = links('https://insiders.vscode.dev/redirect?url=').map(vscodeInstall);
     expect(found).toEqual([
@@ -49,7 +49,7 @@ describe('README install links', () => {
 
   it('the claude and codex lines add the lab first, then the same environment', () => {
     for (const cli of ['claude', 'codex']) {
-      const lines = README.split('\n').filter((l) => l.startsWith(`${cli} mcp add `));
+      const lines = CLIENTS.split('\n').filter((l) => l.startsWith(`${cli} mcp add `));
       expect(lines, cli).toHaveLength(2);
       expect(lines[0]).toBe(`${cli} mcp add zerto-rewind-lab -- npx -y zerto-rewind-mcp --lab`);
       const env = Object.fromEntries([...lines[1]!.matchAll(/--env (\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
@@ -61,7 +61,7 @@ describe('README install links', () => {
   });
 
   it('the Claude Code entry loads the tools up front and sets a timeout', () => {
-    const block = /```json\n(\{\n {2}"mcpServers": \{\n {4}"zerto-rewind": \{\n {6}"type": "stdio"[\s\S]*?)```/.exec(README)?.[1];
+    const block = /```json\n(\{\n {2}"mcpServers": \{\n {4}"zerto-rewind": \{\n {6}"type": "stdio"[\s\S]*?)```/.exec(CLIENTS)?.[1];
     expect(block).toBeTruthy();
     const entry = (JSON.parse(block!) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers['zerto-rewind']!;
     expect(entry).toMatchObject({ command: 'npx', args: REAL.args, alwaysLoad: true });
@@ -69,9 +69,9 @@ describe('README install links', () => {
     expect(entry.timeout).toBeGreaterThanOrEqual(120_000);
   });
 
-  it('the hook settings in the README are deploy/claude-code-hooks.json', () => {
+  it('the hook settings in docs/clients.md are deploy/claude-code-hooks.json', () => {
     const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../../deploy/claude-code-hooks.json', import.meta.url)), 'utf8')) as unknown;
-    const block = /```json\n(\{\n {2}"hooks"[\s\S]*?)```/.exec(README)?.[1];
+    const block = /```json\n(\{\n {2}"hooks"[\s\S]*?)```/.exec(CLIENTS)?.[1];
     expect(JSON.parse(block!)).toEqual(shipped);
   });
 });

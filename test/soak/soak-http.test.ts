@@ -5,7 +5,7 @@
 // the soak's IPC channel) may grow by less than 20 MB to the end; no client call fails, the
 // server never answers `internal`, it holds no more 2025-era sessions than one user may open
 // (16, the loopback soak has no token), and it still answers at the end. The long run and its
-// numbers are in the README (Performance).
+// numbers are in bench/results/2026-12-02-soak.md.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // Whether this server's database user could rewrite the shared audit table. The recommended setup
-// (README, database roles) runs the server as a role with only INSERT and SELECT on audit_log, so
-// that a compromised server cannot edit or erase the record of what it did; migration 003 revokes
-// the rest from every role but the owner. An owner keeps every right, so a server connected as the
+// (docs/central-mode.md, Database roles) runs the server as a role with only INSERT and SELECT on
+// audit_log, so that a compromised server cannot edit or erase the record of what it did;
+// migration 003 revokes the rest from every role but the owner. An owner keeps every right, so a server connected as the
 // table's owner is told so, loudly, at each start.
 import type { Logger } from '../../core/logger.js';
 import type { Db } from './pg-db.js';
@@ -21,6 +21,6 @@ export async function auditRewriteRights(db: Db): Promise<string[]> {
 export async function warnIfAuditRewritable(db: Db, logger: Logger): Promise<void> {
   const rights = await auditRewriteRights(db);
   if (rights.length) {
-    logger.warn({ rights }, 'the server\'s database user may rewrite audit_log; run the server as a role with only INSERT and SELECT on it (README: database roles)');
+    logger.warn({ rights }, 'the server\'s database user may rewrite audit_log; run the server as a role with only INSERT and SELECT on it (docs/central-mode.md: Database roles)');
   }
 }

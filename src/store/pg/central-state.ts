@@ -68,7 +68,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
   const db = new Db(url, logger, opts.timeouts ?? DEFAULT_TIMEOUTS);
   await db.start().catch(async (err: Error) => {
     await db.end().catch(() => undefined);
-    throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check the database user's rights (README: database roles).`);
+    throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check the database user's rights (docs/central-mode.md: Database roles).`);
   });
   const instance = randomUUID();
   const codec = pendingCallCodec(tools);

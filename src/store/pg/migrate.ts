@@ -50,7 +50,7 @@ export async function migrate(pool: pg.Pool, timeoutMs: number): Promise<string[
       } catch (err) {
         if (!(err instanceof pg.DatabaseError)) throw err;
         await run('ROLLBACK').catch(() => undefined);
-        const why = err.code === '42501' ? ' (this database user may not change the schema: apply the migrations once as the owner role, see the README on database roles)' : '';
+        const why = err.code === '42501' ? ' (this database user may not change the schema: apply the migrations once as the owner role, see docs/central-mode.md, Database roles)' : '';
         throw new MigrationError(`migration ${f} failed: ${err.message}${why}`, { cause: err });
       }
     }

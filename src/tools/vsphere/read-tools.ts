@@ -1,4 +1,4 @@
-// The vSphere read tools, in listing order (README "Tools"). Each lives with its subject; all are
+// The vSphere read tools, in listing order (docs/tools.md). Each lives with its subject; all are
 // fan-out reads over `target` (name, list or "all") except list_targets, which reads the
 // configuration.
 import type { AnyTool } from '../define.js';
