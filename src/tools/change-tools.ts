@@ -50,7 +50,6 @@ async function resolveChange(args: { change_id: string }, ctx: CallContext): Pro
   return {
     targets: [{ name: change.target.name, host: change.target.host, tags: change.target.tags }],
     affected: change.objects,
-    guardVms: [],
     summary: `change ${change.id}: ${change.summary ?? change.tool}`,
     change,
   };

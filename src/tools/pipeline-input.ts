@@ -6,6 +6,7 @@ import { screenArguments } from './args.js';
 import type { AuditRecord } from '../core/audit-writer.js';
 import { deny, invalidInput, type Call, type Step } from './pipeline-call.js';
 import { unknownArgsError } from './unknown-args.js';
+import { targetRef } from './services.js';
 
 export const validate: Step = {
   name: 'validate',
@@ -54,6 +55,6 @@ export const resolveChange = resolveAuditedAs('failed');
  * so that the policy denies it (rule target-all) and the audit line records it as 'all'.
  */
 function everyTarget(call: Call): Resolution {
-  const targets = call.ctx.services.targets.map((t) => ({ name: t.name, host: t.host, tags: t.tags, ...(t.dryRun !== undefined ? { dryRun: t.dryRun } : {}) }));
+  const targets = call.ctx.services.targets.map(targetRef);
   return { targets, targetIsAll: true, affected: [] };
 }

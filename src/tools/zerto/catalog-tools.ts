@@ -41,7 +41,7 @@ function catalogOf(ctx: { services: CallContext['services'] }): MutatingCatalog 
 
 /** Catalog calls are decided against the first configured Zerto site (the catalog guards with it). */
 function catalogResolution(ctx: CallContext, summary: string, affected: Resolution['affected'] = []): Resolution {
-  return { targets: [siteTarget(zertoOf(ctx).sites[0]!)], affected, guardVms: [], summary };
+  return { targets: [siteTarget(zertoOf(ctx).sites[0]!)], affected, summary };
 }
 
 export const zertoListMutatingTools = defineTool({

@@ -8,7 +8,7 @@ import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import { quoted } from '../quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
-  zertoOf, ZertoVmArg, type Carried,
+  zertoOf, ZertoVmArg, type ZertoResolution,
 } from './zerto-common.js';
 
 export const ActionArg = z
@@ -28,7 +28,7 @@ export const zertoCreateTaggedCheckpoint = defineTool({
   idempotent: false,
   guard: {
     // The pin is the change: the pipeline's pin step pins it and writes the `checkpointed` line.
-    pins: (args, resolution: Carried<FoundAnywhere>, ctx) => {
+    pins: (args, resolution: ZertoResolution<FoundAnywhere>, ctx) => {
       const found = resolution.zerto;
       const changeId = args.change_id ?? ctx.auditId;
       return {
@@ -60,10 +60,10 @@ export const zertoCreateTaggedCheckpoint = defineTool({
     message: z.string(),
     ...PinPlanOut,
   }),
-  async resolve(args, ctx): Promise<Carried<FoundAnywhere>> {
+  async resolve(args, ctx): Promise<ZertoResolution<FoundAnywhere>> {
     const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
-    const resolution: Carried<FoundAnywhere> = {
+    const resolution: ZertoResolution<FoundAnywhere> = {
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
       summary: `pin a tagged checkpoint for VM ${quoted(found.vm.name)} on ${found.vpgs.map((v) => `VPG ${quoted(v.name)}`).join(', ')} at Zerto site ${quoted(found.site.name)}`,

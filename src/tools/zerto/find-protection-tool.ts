@@ -6,7 +6,7 @@ import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import { quoted } from '../quote.js';
 import {
   policyTarget, SiteArg, vmAffected, vpgAffected, vsphereHomeOf, VpgOut, zertoOf, ZertoVmArg,
-  type Carried, type VsphereHome,
+  type ZertoResolution, type VsphereHome,
 } from './zerto-common.js';
 
 interface Lookup {
@@ -45,10 +45,9 @@ export const zertoFindProtection = defineTool({
   async resolve(args, ctx) {
     const found = await findProtectionAnywhere(zertoOf(ctx), { query: args.vm, ...(args.site ? { site: args.site } : {}), signal: ctx.signal });
     const home = await vsphereHomeOf(ctx, found);
-    const resolution: Carried<Lookup> = {
+    const resolution: ZertoResolution<Lookup> = {
       targets: [policyTarget(ctx, found, home)],
       affected: [vmAffected(found, home), ...found.vpgs.map(vpgAffected)],
-      guardVms: [],
       summary: `find the VPGs protecting ${quoted(found.vm.name)}`,
       zerto: { found, home },
     };

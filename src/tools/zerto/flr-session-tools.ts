@@ -36,7 +36,7 @@ export const zertoListFlrSessions = defineTool({
   async resolve(args, ctx) {
     const zerto = zertoOf(ctx);
     const sites = args.site ? [siteOf(zerto, args.site)] : zerto.sites;
-    return { targets: sites.map(siteTarget), affected: [], guardVms: [], summary: 'list FLR sessions' };
+    return { targets: sites.map(siteTarget), affected: [], summary: 'list FLR sessions' };
   },
   async execute(_args, _resolution, ctx) {
     const zerto = zertoOf(ctx);
@@ -78,7 +78,6 @@ export const zertoEndFlrSession = defineTool({
     return {
       targets: [siteTarget(site)],
       affected: [{ type: 'flr_session', name: args.session_id, site: args.site }],
-      guardVms: [],
       summary: `end FLR session ${args.session_id} at Zerto site '${args.site}'${args.force ? ' (forced)' : ''}`,
     };
   },

@@ -18,7 +18,7 @@ import { defineTool, type CallContext } from '../define.js';
 import type { ToolOutcome } from '../pipeline-call.js';
 import { UNTRUSTED_META_KEY, type UntrustedMark } from '../untrusted.js';
 import { dryRunGuard, executeGuard, guardPins, resolveGuard, type GuardArgs, type GuardLookup, type GuardResult } from './guard-tool.js';
-import type { Carried } from './zerto-common.js';
+import type { ZertoResolution } from './zerto-common.js';
 import { ownText } from '../../core/own-text.js';
 
 const NAME = 'zerto_guard_hook';
@@ -32,7 +32,7 @@ const HookOutput = z.object({
 type Decision = { hookSpecificOutput: z.infer<typeof HookOutput> };
 
 /** The resolution, with the guard's own arguments as this call mapped them. */
-type HookResolution = Carried<GuardLookup> & { hook: GuardArgs };
+type HookResolution = ZertoResolution<GuardLookup> & { hook: GuardArgs };
 
 export const zertoGuardHook = defineTool({
   name: NAME,

@@ -16,7 +16,7 @@ import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
 import { quoted } from '../quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
-  zertoOf, type Carried,
+  zertoOf, type ZertoResolution,
 } from './zerto-common.js';
 import { ownText } from '../../core/own-text.js';
 
@@ -86,7 +86,7 @@ export const zertoGuardBeforeMutate = defineTool({
   dryRun: dryRunGuard,
 });
 
-export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<Carried<GuardLookup>> {
+export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<ZertoResolution<GuardLookup>> {
   const zerto = zertoOf(ctx);
   const gateway = ctx.services.ext.downstream?.serverOf(args.tool);
   if (gateway) {
@@ -100,7 +100,7 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
   const entry = await catalog?.find(args.tool);
   if (!entry) {
     // No VM to resolve: the call is decided (and audited) against the first configured site.
-    const resolution: Carried<GuardLookup> = {
+    const resolution: ZertoResolution<GuardLookup> = {
       targets: [siteTarget(zerto.sites[0]!)], affected: [],
       summary: `${quoted(args.tool)} is not in the mutating catalog: pass through unguarded`,
       zerto: { vms: [] },
@@ -117,7 +117,7 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
   const vms = await lookUpAll(ctx, names, entry.vm_arg);
   const homes = await Promise.all(vms.map((f) => vsphereHomeOf(ctx, f)));
   const [first, ...others] = policyTargets(homes.map((h, i) => policyTarget(ctx, vms[i]!, h)));
-  const resolution: Carried<GuardLookup> = {
+  const resolution: ZertoResolution<GuardLookup> = {
     targets: [first!], ...(others.length ? { alsoDecidedOn: others } : {}),
     affected: vms.flatMap((f, i) => [vmAffected(f, homes[i]), ...f.vpgs.map(vpgAffected)]),
     summary: `pin a tagged checkpoint before ${quoted(args.tool)} on ${vms.map((f) => `VM ${quoted(f.vm.name)} (${f.vpgs.map((v) => v.name).join(', ')})`).join(', ')}`,
@@ -130,7 +130,7 @@ export async function resolveGuard(args: GuardArgs, ctx: CallContext): Promise<C
  * What the pin step pins for a catalogued tool: every VPG of each VM; nothing for an unlisted tool
  * or one the gateway guards. The hook's tool passes the guard arguments it mapped the hooked call to.
  */
-export function guardPins(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: CallContext): PinOrder | undefined {
+export function guardPins(args: GuardArgs, resolution: ZertoResolution<GuardLookup>, ctx: CallContext): PinOrder | undefined {
   const { entry, vms, gateway } = resolution.zerto;
   if (gateway || !entry) return undefined;
   const changeId = args.change_id ?? ctx.auditId;
@@ -150,7 +150,7 @@ export function guardPins(args: GuardArgs, resolution: Carried<GuardLookup>, ctx
 }
 
 /** Each VM's tag and checkpoints from the pin report; a VM that failed fails the whole guard, saying which were pinned. */
-function pinnedVms(args: GuardArgs, resolution: Carried<GuardLookup>, report: PinReport, changeId: string) {
+function pinnedVms(args: GuardArgs, resolution: ZertoResolution<GuardLookup>, report: PinReport, changeId: string) {
   const { vms } = resolution.zerto;
   const each = vms.map((found) => ({ found, ...pinnedVm(report, found, changeId) }));
   const failed = each.flatMap((e) => (e.error !== undefined ? [{ vm: e.found.vm.name, err: e.error }] : []));
@@ -167,7 +167,7 @@ function pinnedVms(args: GuardArgs, resolution: Carried<GuardLookup>, report: Pi
   return pinned.map((p) => ({ vm: p.found.vm.name, vm_identifier: p.found.vm.vm_identifier, site: p.found.site.name, tag: p.tag, checkpoints: p.checkpoints }));
 }
 
-export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext): Promise<GuardResult> {
+export async function executeGuard(args: GuardArgs, resolution: ZertoResolution<GuardLookup>, ctx: ExecContext): Promise<GuardResult> {
   const { entry, gateway } = resolution.zerto;
   if (gateway) return enforced(args.tool, gateway);
   if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };
@@ -179,7 +179,7 @@ export async function executeGuard(args: GuardArgs, resolution: Carried<GuardLoo
   };
 }
 
-export async function dryRunGuard(args: GuardArgs, resolution: Carried<GuardLookup>, ctx: ExecContext): Promise<GuardResult & { dry_run?: boolean }> {
+export async function dryRunGuard(args: GuardArgs, resolution: ZertoResolution<GuardLookup>, ctx: ExecContext): Promise<GuardResult & { dry_run?: boolean }> {
   const { entry, vms, gateway } = resolution.zerto;
   if (gateway) return enforced(args.tool, gateway);
   if (!entry) return { guarded: false, tool: args.tool, reason: `'${args.tool}' is ${UNLISTED}`, message: `'${args.tool}' passes through unguarded.` };

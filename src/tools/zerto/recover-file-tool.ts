@@ -10,7 +10,7 @@ import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './pro
 import type { ZertoServices } from './services.js';
 import { quoted } from '../quote.js';
 import {
-  policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoOf, ZertoVmArg, type Carried,
+  policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoOf, ZertoVmArg, type ZertoResolution,
 } from './zerto-common.js';
 
 interface Chosen {
@@ -80,7 +80,7 @@ export const zertoRecoverFile = defineTool({
     const chosen: Chosen = { found: args.vpg ? { ...found, vpgs: [vpg] } : found, vpg, checkpoint };
     if (args.partition) chosen.partition = args.partition;
     const partition = args.partition ? ` on FLR partition '${args.partition}'` : '';
-    const resolution: Carried<Chosen> = {
+    const resolution: ZertoResolution<Chosen> = {
       targets: [policyTarget(ctx, found, home)],
       affected: [
         vmAffected(found, home),
@@ -88,7 +88,6 @@ export const zertoRecoverFile = defineTool({
         { type: 'checkpoint', name: checkpoint.tag ?? checkpoint.id, checkpoint_id: checkpoint.id, timestamp: checkpoint.timestamp, tag: checkpoint.tag },
         { type: 'guest_file', name: args.path, written_to_guest: false, ...(args.partition ? { partition: args.partition } : {}) },
       ],
-      guardVms: [],
       summary: `restore ${quoted(args.path)}${partition} of VM ${quoted(found.vm.name)} from checkpoint ${checkpoint.id} (${checkpoint.timestamp}` +
         `${checkpoint.tag ? `, tag ${quoted(checkpoint.tag)}` : ''}) of VPG ${quoted(vpg.name)} at Zerto site ${quoted(vpg.site)}` +
         `${vpg.locally_replicated ? '' : ` (or at its recovery site ${quoted(vpg.recovery_site.name)} if ${quoted(vpg.site)} will not mount it)`}` +

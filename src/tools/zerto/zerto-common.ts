@@ -82,7 +82,7 @@ export function vpgAffected(v: SitedVpg): AffectedObject {
 }
 
 /** Resolution plus what the Zerto tools looked up, typed from resolve to execute (and through a proposal). */
-export type Carried<T> = Resolution & { zerto: T };
+export type ZertoResolution<T> = Resolution & { zerto: T };
 
 export const SiteRefOut = z.object({ name: z.string(), id: z.string().nullable() });
 
