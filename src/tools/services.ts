@@ -36,6 +36,8 @@ export interface ToolServices {
   changes?: ChangeWatcher;
   /** Extra tool-specific services (vSphere pool, Zerto sites, catalog, lab), set by server.ts. */
   ext: ServiceExtensions;
+  /** The server's clock (ServerDeps.clock) for handlers' own waits; absent, Date.now. */
+  clock?: () => number;
 }
 
 /** Vendor services; each is absent when its vendor is not configured. */
