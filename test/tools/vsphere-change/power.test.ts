@@ -1,5 +1,6 @@
 // The power tools through a real MCP client against the lab: effect on the simulated vCenter,
-// audit phases, the guest-then-hard power-off paths, progress, task_failed and `target: "all"`.
+// audit phases, the guest-then-hard power-off paths, progress and task_failed (`target: "all"` is
+// the singleTarget precondition's, tested in preconditions.test.ts for every tool that declares it).
 // One lab for the file; every test sets the power state it starts from.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LabHarness } from '../../support/lab-harness.js';
@@ -110,16 +111,6 @@ describe('power tools', () => {
     const last = h.auditLines().filter((l) => l.tool === 'power_on_vm').at(-1)!;
     expect(last).toMatchObject({ phase: 'failed', detail: { code: 'task_failed' } });
     expect(vmState(h, 'vm-103').powerState).toBe('poweredOff');
-  });
-
-  it('target "all" is denied by policy, audited, and never reaches a vCenter', async () => {
-    const e = errorOf(await h.call('power_off_vm', { target: 'all', vm: 'web-01' }));
-    expect(e.code).toBe('policy_denied');
-    expect(e.message).toMatch(/exactly one named target/);
-    expect(h.lab.callLog.calls).toEqual([]);
-    const last = h.auditLines().filter((l) => l.tool === 'power_off_vm').at(-1)!;
-    expect(last).toMatchObject({ phase: 'denied', decision: { allowed: false, rule: 'target-all' } });
-    expect(vmState(h, 'vm-102').powerState).toBe('poweredOn');
   });
 
   it('an ambiguous VM name is refused with the candidate moids', async () => {

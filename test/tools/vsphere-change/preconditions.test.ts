@@ -52,6 +52,7 @@ describe('preconditions declared on a new tool', () => {
     h.lab.callLog.clear();
     const e = errorOf(await h.call('test_revert_state', { target: 'all', vm: 'test-01' }));
     expect(e.code).toBe('policy_denied');
+    expect(e.message).toContain("target 'all'");
     expect(e.hint).toMatch(/exactly one target/);
     expect(h.auditLines().at(-1)).toMatchObject({ tool: 'test_revert_state', phase: 'denied', target: 'all', decision: { rule: 'target-all' } });
     expect(h.lab.callLog.calls).toEqual([]);
