@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
 import { connectValidatingClient } from './mcp-client.js';
 import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';
@@ -104,6 +106,17 @@ export function readCallResult(result: unknown): CallResult {
   const text = ((res.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
   const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
   return { isError: res.isError === true, data, text };
+}
+
+/** The AppError `p` rejects with (fails the test when it resolves or rejects with anything else). */
+export async function caught(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
+  }
+  throw new Error('expected a failure');
 }
 
 export function errorOf(r: CallResult): { code: string; message: string; retryable: boolean; hint?: string; details?: Record<string, unknown> } {
