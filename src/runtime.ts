@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   /** Per-target deadline of a fan-out read (ms); default 30 s. */
   fanOutTimeoutMs?: number;
   perTargetConcurrency?: number;
-  /** The clock of proposals' TTL and the rate limits (default Date.now). */
+  /** The clock of proposals' TTL, the rate limits and handlers' own waits (default Date.now). */
   clock?: () => number;
   /**
    * Probe every vSphere target in the background at startup (default true). The test harness turns

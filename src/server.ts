@@ -37,7 +37,7 @@ export interface ServerDeps {
   /** From policy.yaml, read once at startup; wins over CONFIRMATION_TTL_SECONDS. */
   confirmationTtlSeconds?: number;
   webUi?: { enabled: boolean; url?: string };
-  /** The clock of proposals' TTL and the rate limits (default Date.now); tests move it by hand. */
+  /** The clock of proposals' TTL, the rate limits and handlers' own waits (default Date.now); tests move it by hand. */
   clock?: () => number;
   /** Tools whose set changes while the process runs (the gateway's downstream tools). */
   dynamicTools?: DynamicTools;
@@ -102,6 +102,7 @@ export function buildServer(deps: ServerDeps): BuiltServer {
     ext: deps.ext ?? {},
     changes: changeWatcherFor(deps.settings, deps.changes, deps.logger),
     confirmations: undefined as unknown as ProposalStore<PendingCall>,
+    ...(deps.clock ? { clock: deps.clock } : {}),
   };
   const storeOptions = {
     ttlSeconds: ttl,

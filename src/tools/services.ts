@@ -40,6 +40,8 @@ export interface ToolServices {
    * gateway); runtime.ts builds them from the configuration, tests pass their own to buildServer.
    */
   ext: ServiceExtensions;
+  /** The server's clock (ServerDeps.clock) for handlers' own waits; absent, Date.now. */
+  clock?: () => number;
 }
 
 /** A configured target as the policy and the audit see it (the per-target dry run included). */

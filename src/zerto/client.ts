@@ -24,6 +24,8 @@ export interface ZvmClientOptions {
   requestTimeoutMs?: number;
   /** How long /v1/localsite and /v1/peersites answers are reused. */
   siteCacheMs?: number;
+  /** The clock a token's renewal time is read on (default Date.now); tests move it. */
+  clock?: () => number;
 }
 
 export interface SiteContext {
@@ -66,7 +68,9 @@ export class ZvmClient {
     this.log = opts.logger ?? silentLogger;
     const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.http = new ZvmHttp(opts.site);
-    this.auth = new TokenManager({ site: opts.site, http: this.http, secrets: opts.secrets, timeoutMs, ...(opts.logger ? { logger: opts.logger } : {}) });
+    this.auth = new TokenManager({
+      site: opts.site, http: this.http, secrets: opts.secrets, timeoutMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.clock ? { now: opts.clock } : {}),
+    });
     this.rest = new ZvmRest(opts.site, this.http, this.auth, timeoutMs, opts.logger);
     this.siteCacheMs = opts.siteCacheMs ?? 300_000;
   }

@@ -130,15 +130,25 @@ describe('dashboard in chromium', () => {
     expect(await page.locator('#audit-body').textContent()).toContain('web-ui@127.0.0.1 (Alice Admin)');
   });
 
-  it('looks right (screenshot for review)', async () => {
+  it('is styled, shows one view per tab, and renders something (not a blank page)', async () => {
     await page.click('#tab-pending');
     await card('prop-1').waitFor();
-    await page.screenshot({ path: '/tmp/dashboard.png', fullPage: true });
-    for (const tab of ['inventory', 'targets', 'audit']) {
+    // app.css applied (a CSP that blocked it would leave the browser's white default).
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(244, 246, 249)');
+    const tabs = ['pending', 'inventory', 'targets', 'audit'];
+    for (const tab of tabs) {
       await page.click(`#tab-${tab}`);
-      await page.locator(`#view-${tab} table`).first().waitFor();
-      await page.screenshot({ path: `/tmp/dashboard-${tab}.png`, fullPage: true });
+      await page.locator(tab === 'pending' ? '#view-pending article.card' : `#view-${tab} table`).first().waitFor();
+      for (const other of tabs) expect(await page.locator(`#view-${other}`).isVisible(), `${other} while on ${tab}`).toBe(other === tab);
+      expect((await page.locator(`#view-${tab}`).boundingBox())?.height ?? 0, tab).toBeGreaterThan(50);
     }
+    // Kept in memory, not written anywhere: a rendered page compresses far worse than a blank one.
+    const blankPage = await context.newPage();
+    const blank = await blankPage.screenshot();
+    await blankPage.close();
+    const shot = await page.screenshot({ fullPage: true });
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    expect(shot.length).toBeGreaterThan(3 * blank.length);
   });
 
   it('survives a reload without the token in the URL', async () => {

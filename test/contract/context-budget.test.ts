@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 
 const BIN = new URL('../../dist/main.js', import.meta.url).pathname;
@@ -22,15 +23,22 @@ async function measure(toolsets: string): Promise<SurfaceSize> {
     env: { PATH: process.env.PATH ?? '', AUDIT_LOG_PATH: join(dir, 'audit.jsonl'), TOOLSETS: toolsets, LOG_LEVEL: 'error' },
   });
   const client = new Client({ name: 'budget', version: '1.0.0' });
+  // The gateway announces guestfs's tools (tools/list_changed) when the filesystem server is up:
+  // list again on each announcement until they are there (the test's timeout bounds the wait).
+  const changes = { count: 0, wake: () => undefined as void };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    changes.count++;
+    changes.wake();
+  });
   await client.connect(transport);
   try {
-    let list = await client.listTools();
-    // The gateway announces guestfs's tools when the filesystem server is up.
-    for (let i = 0; i < 300 && !list.tools.some((t) => t.name.startsWith('guestfs__')); i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    let list;
+    for (;;) {
+      const seen = changes.count;
       list = await client.listTools();
+      if (list.tools.some((t) => t.name.startsWith('guestfs__'))) break;
+      if (changes.count === seen) await new Promise<void>((r) => (changes.wake = r));
     }
-    expect(list.tools.some((t) => t.name.startsWith('guestfs__'))).toBe(true);
     const model = list.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
     return { tools: list.tools.length, modelTokens: Math.ceil(JSON.stringify(model).length / 4), listBytes: JSON.stringify(list).length };
   } finally {

@@ -47,10 +47,19 @@ describe('tool declarations', () => {
     for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]{2,63}$/);
   });
 
-  it('every non-read tool takes exactly one target or acts on a Zerto object; no read tool is destructive', () => {
+  it('every non-read tool takes exactly one target (target "all" is denied) or takes none and acts on a Zerto or server object', () => {
+    for (const t of ALL_TOOLS.filter((x) => x.category !== 'read')) {
+      const args = Object.keys((t.input as unknown as { shape: Record<string, unknown> }).shape);
+      if (args.includes('target')) expect(t.singleTarget, `${t.name} takes a target but not exactly one`).toBe(true);
+      // Without a target argument it cannot act on a vSphere target.
+      else expect(t.toolset, `${t.name} takes no target`).not.toMatch(/^vsphere_/);
+    }
+  });
+
+  it('no read tool is destructive and no change is read-only, in the annotations a client sees', () => {
     for (const t of ALL_TOOLS) {
-      if (t.category === 'read') expect(listed(t).annotations.destructiveHint).toBe(false);
-      else expect(listed(t).annotations.readOnlyHint).toBe(false);
+      if (t.category === 'read') expect(listed(t).annotations.destructiveHint, t.name).toBe(false);
+      else expect(listed(t).annotations.readOnlyHint, t.name).toBe(false);
     }
   });
 

@@ -95,19 +95,6 @@ describe('limits', () => {
   });
 });
 
-describe("target 'all' on a change", () => {
-  it('is denied and audited', async () => {
-    const inv = fakeInventory();
-    h = await startHarness({ tools: testTools(inv), policyYaml: 'rules:\n  - {name: allow, match: {}, action: allow}\n' });
-    const e = errorOf(await h.call('test_set_cpu', { target: 'all', vm: 'web-1', cpus: 2 }));
-    expect(e.code).toBe('policy_denied');
-    expect(e.message).toContain("target 'all'");
-    expect(h.auditLines().at(-1)).toMatchObject({ phase: 'denied', tool: 'test_set_cpu', target: 'all', decision: { allowed: false, rule: 'target-all' } });
-    expect(e.hint).toMatch(/exactly one target/);
-    expect(inv.executions).toEqual([]);
-  });
-});
-
 describe('dry run precedence', () => {
   const run = async (env: Record<string, string>, targetDryRun: boolean | undefined, policyDry = false) => {
     const inv = fakeInventory();

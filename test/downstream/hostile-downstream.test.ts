@@ -37,9 +37,10 @@ beforeAll(async () => {
   h = await startLabHarness({
     zvmTaskMs: 50, taskMs: 20, policyYaml: POLICY, checkpointTimeoutMs: 15_000, downstreamBackoffMs: 50,
     downstream: [
-      // 5 s of silence ends a call (a loaded machine answers an ordinary call well within it);
-      // 8 s in all ends one that keeps reporting progress.
-      hostileDownstream('evil', { vm: 'app-01', sink, env: { API_TOKEN: SECRET }, callTimeoutMs: 5_000, callTotalTimeoutMs: 8_000 }),
+      // 5 s of silence ends a call (a loaded machine answers an ordinary call well within it), and
+      // so does 5 s in all: progress restarts the silence, so only the total bound can end a call
+      // that keeps reporting progress.
+      hostileDownstream('evil', { vm: 'app-01', sink, env: { API_TOKEN: SECRET }, callTimeoutMs: 5_000, callTotalTimeoutMs: 5_000 }),
       hostileDownstream('crowd', { env: { MANY_TOOLS: '600' } }),
     ],
     inlineCredentials: { EVIL_API_TOKEN: SECRET },
@@ -160,9 +161,15 @@ describe('downstream text in tools/list is fenced and marked (N6, N10)', () => {
 
   it('progress messages relayed from the downstream are redacted', async () => {
     const messages: string[] = [];
-    const e = await h.call('evil__progress_forever', {}, { onprogress: (p) => void (p.message && messages.push(p.message)) });
-    expect(e.isError).toBe(true);
-    expect(messages.length).toBeGreaterThan(0);
+    // The client stops the call once a few messages came (the total bound is tested below).
+    const stop = new AbortController();
+    const onprogress = (p: { message?: string }) => {
+      if (p.message) messages.push(p.message);
+      if (messages.length >= 3) stop.abort();
+    };
+    await expect(h.call('evil__progress_forever', {}, { onprogress, signal: stop.signal })).rejects.toThrow();
+    expect(messages.length).toBeGreaterThanOrEqual(3);
+    expect(messages.join('\n')).toMatch(/step \d+ with/);
     expect(messages.join('\n')).not.toContain(SECRET);
   });
 });

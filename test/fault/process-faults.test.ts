@@ -8,8 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { verifyAuditFiles } from '../../src/audit/verify.js';
-import { tempDir } from '../support/harness.js';
-import { unfenced } from '../../src/tools/untrusted.js';
+import { readCallResult, tempDir } from '../support/harness.js';
 
 const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -25,9 +24,7 @@ async function serve(dir: string, ulimitKb?: number): Promise<{ client: Client; 
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, unknown> }> {
-  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-  const text = (r.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
-  return { isError: r.isError === true, data: (r.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>) };
+  return readCallResult(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
 }
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -7,8 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { unfenced } from '../../src/tools/untrusted.js';
-import type { CallResult } from './harness.js';
+import { readCallResult, type CallResult } from './harness.js';
 
 export type ClientKind = 'v2-2026' | 'v2-auto' | 'v2-legacy' | 'v1';
 export const CLIENT_KINDS: ClientKind[] = ['v2-2026', 'v2-auto', 'v2-legacy', 'v1'];
@@ -32,13 +31,6 @@ function v2Mode(kind: ClientKind): 'auto' | 'legacy' | { pin: '2026-07-28' } {
   return kind === 'v2-2026' ? { pin: '2026-07-28' } : kind === 'v2-auto' ? 'auto' : 'legacy';
 }
 
-function asCallResult(result: unknown): CallResult {
-  const res = result as { content?: unknown; structuredContent?: unknown; isError?: unknown };
-  const text = ((res.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-  const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
-  return { isError: res.isError === true, data, text };
-}
-
 export async function connectEraClient(kind: ClientKind, endpoint: Endpoint, name = `era-${kind}`): Promise<EraClient> {
   const headers = 'http' in endpoint && endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : undefined;
   const started = performance.now();
@@ -53,7 +45,7 @@ export async function connectEraClient(kind: ClientKind, endpoint: Endpoint, nam
       kind, era: 'legacy', connectMs,
       listTools: () => client.listTools(),
       async call(tool, args = {}, meta) {
-        return asCallResult(await client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 120_000 }));
+        return readCallResult(await client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 120_000 }));
       },
       close: () => client.close().catch(() => undefined),
     };
@@ -68,7 +60,7 @@ export async function connectEraClient(kind: ClientKind, endpoint: Endpoint, nam
     kind, era: client.getProtocolEra() ?? 'legacy', connectMs,
     listTools: async () => (await client.listTools()) as Awaited<ReturnType<EraClient['listTools']>>,
     async call(tool, args = {}, meta) {
-      return asCallResult(await client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, { timeout: 120_000 }));
+      return readCallResult(await client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, { timeout: 120_000 }));
     },
     close: () => client.close().catch(() => undefined),
   };

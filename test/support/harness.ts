@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
 import { connectValidatingClient } from './mcp-client.js';
 import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';
@@ -83,17 +85,39 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   return {
     client, built, dir, auditPath, policyPath, settings,
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
-    async call(name, args = {}) {
-      const res = await client.callTool({ name, arguments: args });
-      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
-      return { isError: res.isError === true, data, text };
-    },
+    call: (name, args) => callTool(client, name, args),
     async close() {
       await client.close();
       await built.close();
     },
   };
+}
+
+/** How one tools/call is sent: the client's own request options (timeout, progress, signal). */
+export type CallOptions = NonNullable<Parameters<Client['callTool']>[1]>;
+
+/** One tools/call through a real (SDK v2) client, read by readCallResult. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}, opts?: CallOptions): Promise<CallResult> {
+  return readCallResult(await client.callTool({ name, arguments: args }, opts));
+}
+
+/** A tools/call result of any client (SDK v1 or v2) as a CallResult: structuredContent, else the JSON of the (unfenced) text. */
+export function readCallResult(result: unknown): CallResult {
+  const res = result as { content?: unknown; structuredContent?: unknown; isError?: unknown };
+  const text = ((res.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
+  const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
+  return { isError: res.isError === true, data, text };
+}
+
+/** The AppError `p` rejects with (fails the test when it resolves or rejects with anything else). */
+export async function caught(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
+  }
+  throw new Error('expected a failure');
 }
 
 export function errorOf(r: CallResult): { code: string; message: string; retryable: boolean; hint?: string; details?: Record<string, unknown> } {

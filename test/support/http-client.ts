@@ -3,9 +3,8 @@
 // deployed), or in legacy mode for a test about the 2025 era's sessions. It lists the tools
 // first, so every structured result is validated against the tool's output schema.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { CallResult } from './harness.js';
+import { callTool, type CallResult } from './harness.js';
 import { testSchemaValidator } from './mcp-client.js';
-import { unfenced } from '../../src/tools/untrusted.js';
 
 export interface HttpMcpClient {
   client: Client;
@@ -34,12 +33,7 @@ export async function connectHttpClient(resourceUrl: string, token: string | und
   await client.listTools();
   return {
     client,
-    async call(tool, args = {}) {
-      const res = await client.callTool({ name: tool, arguments: args }, { timeout: 120_000 });
-      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
-      return { isError: res.isError === true, data, text };
-    },
+    call: (tool, args) => callTool(client, tool, args, { timeout: 120_000 }),
     close: () => client.close().catch(() => undefined),
   };
 }

@@ -11,9 +11,8 @@ import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { AnyTool } from '../../src/tools/define.js';
-import { silentLogger, tempDir, type CallResult } from './harness.js';
+import { callTool, silentLogger, tempDir, type CallOptions, type CallResult } from './harness.js';
 import type { DownstreamServerConfig } from '../../src/config/downstream-config.js';
-import { unfenced } from '../../src/tools/untrusted.js';
 
 export interface LabHarness {
   lab: TestLab;
@@ -26,7 +25,8 @@ export interface LabHarness {
   /** Runs fn under another policy (hot-reloaded), then puts the harness's policyYaml back. */
   withPolicy(yaml: string, fn: () => Promise<void>): Promise<void>;
   auditLines(): Array<Record<string, unknown>>;
-  call(name: string, args?: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<CallResult>;
+  /** A tools/call with a 120 s timeout that progress restarts (opts add onprogress, a signal, or override those). */
+  call(name: string, args?: Record<string, unknown>, opts?: CallOptions): Promise<CallResult>;
   close(): Promise<void>;
 }
 
@@ -106,15 +106,7 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
       }
     },
     auditLines: () => (existsSync(auditPath) ? readFileSync(auditPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []),
-    async call(name, args = {}, callOpts = {}) {
-      const res = await client.callTool({ name, arguments: args }, {
-        timeout: 120_000, resetTimeoutOnProgress: true,
-        ...(callOpts.onprogress ? { onprogress: callOpts.onprogress } : {}),
-      });
-      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
-      return { isError: res.isError === true, data, text };
-    },
+    call: (name, args, callOpts = {}) => callTool(client, name, args, { timeout: 120_000, resetTimeoutOnProgress: true, ...callOpts }),
     async close() {
       await client.close().catch(() => undefined);
       await runtime.shutdown();

@@ -3,20 +3,10 @@
 // and missingSet answers, and HTTP statuses injected in front of it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/core/errors.js';
 import { VsphereClient } from '../../src/vsphere/client.js';
 import { retrieveOne } from '../../src/vsphere/property-collector.js';
 import { startVcsim, LAB_TLS, type Vcsim } from '../support/vcsim.js';
-
-async function caught(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a failure');
-}
+import { caught } from '../support/harness.js';
 
 describe('vcsim idle expiry', () => {
   let sim: Vcsim;

@@ -5,12 +5,12 @@
 // answer to expect, and the test asserts that answer instead of skipping.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/core/errors.js';
 import type { SecretSource } from '../../src/core/secrets.js';
 import { VsphereClient } from '../../src/vsphere/client.js';
 import { TargetPool } from '../../src/vsphere/target-pool.js';
 import { retrieveFromView } from '../../src/vsphere/views.js';
 import type { TargetConfig } from '../../src/vsphere/target-config.js';
+import { caught } from '../support/harness.js';
 
 export interface SimHandle {
   target(name: string, overrides?: Partial<TargetConfig>): TargetConfig;
@@ -35,16 +35,6 @@ export interface SimFactory {
     /** CreateCollectorForTasks exists (else TaskManager.recentTask answers). */
     taskHistoryCollector: boolean;
   };
-}
-
-async function caught(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 export function defineClientSuite(factory: SimFactory): void {

@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/core/errors.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { VimSession } from '../../src/vsphere/session.js';
 import { HttpSoapTransport } from '../../src/vsphere/soap/transport.js';
+import { caught } from '../support/harness.js';
 
 interface Seen {
   headers: IncomingMessage['headers'];
@@ -52,16 +52,6 @@ afterEach(() => {
 
 const transport = (timeoutMs = 5_000) =>
   new HttpSoapTransport({ target: 'vc-test', host: '127.0.0.1', port, protocol: 'http', timeoutMs, credentialPrefix: 'VC_TEST' });
-
-async function caught(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('HttpSoapTransport', () => {
   it('sends SOAPAction, operationID and echoes vCenter’s quoted cookie verbatim', async () => {

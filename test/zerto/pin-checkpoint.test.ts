@@ -43,15 +43,16 @@ describe('pinTaggedCheckpoint', () => {
   it('leaves no second tag when retried, reusing the first attempt\'s tag and time', async () => {
     lab = await startLab();
     const first = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-2' });
-    await new Promise((r) => setTimeout(r, 1100));
-    // The retry (same action, same change) covers both VPGs: the tag must still be the first one.
-    const retry = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2' });
+    // The retry (same action, same change) covers both VPGs, and its clock reads two seconds later:
+    // a tag made afresh would carry another second. The tag must still be the first one.
+    const later = () => new Date(Date.now() + 2_000);
+    const retry = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2', now: later });
     expect(retry.tag).toBe(first.tag);
     expect(retry.checkpoints.find((c) => c.vpg_id === VPG_APP)).toMatchObject({ reused: true, checkpoint_id: first.checkpoints[0]!.checkpoint_id });
     expect(retry.checkpoints.find((c) => c.vpg_id === VPG_CRIT)?.reused).toBe(false);
     expect(taggedOn(lab, VPG_APP, 'chg-2')).toHaveLength(1);
     expect(taggedOn(lab, VPG_CRIT, 'chg-2')).toEqual([first.tag]);
-    const third = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2' });
+    const third = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'chg-2', now: later });
     expect(third.checkpoints.every((c) => c.reused)).toBe(true);
     expect(lab.callLog.find('zvm:lab-zvm', INSERT)).toHaveLength(2);
   });
@@ -91,14 +92,28 @@ describe('pinTaggedCheckpoint', () => {
   it('times out clearly, naming the VPG, when the checkpoint never appears', async () => {
     lab = await startLab();
     zvmFaults(lab.zvm).lateCheckpoint('never');
-    const started = Date.now();
-    const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'chg-6', timeoutMs: 3000 }));
-    // The wait ends at its own deadline, not at a test timeout (generous: the machine may be loaded).
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // The insert task runs on the wall clock (the lab's task takes real time); once it is done, the
+    // listing wait's sleeps advance a fake clock, so its 3 s deadline passes without waiting for it.
+    let skew = 0;
+    let listing = false;
+    const slept: number[] = [];
+    const err = await thrown(() => pinTaggedCheckpoint(lab!.client, {
+      ...base, vpgs: [VPG_APP], changeId: 'chg-6', timeoutMs: 3_000,
+      onProgress: (p) => void (listing ||= p.stage === 'listing'),
+      clock: () => Date.now() + skew,
+      sleep: async (ms) => {
+        if (!listing) return new Promise((r) => setTimeout(r, ms));
+        slept.push(ms);
+        skew += ms;
+      },
+    }));
+    // The wait ended at its own deadline, polling at pollMs (the real time the task took counts too).
+    expect(slept.length).toBeGreaterThan(10);
+    expect(slept.every((ms) => ms <= base.pollMs)).toBe(true);
     expect(err.code).toBe('checkpoint_timeout');
     expect(err.retryable).toBe(true);
     expect(err.message).toContain("VPG 'vpg-app'");
-    expect(err.message).toMatch(/completed, but the checkpoint is not listed/);
+    expect(err.message).toMatch(/completed, but the checkpoint is not listed after 3 s/);
     expect(err.hint).toMatch(/same change id/);
   });
 

@@ -70,9 +70,10 @@ describe('pinTaggedCheckpoint after a checkpoint_timeout', () => {
     const err = await thrown(() => pinTaggedCheckpoint(lab!.client, { ...base, vpgs: [VPG_APP], changeId: 'p-2', timeoutMs: 300 }));
     const tag = err.details.tag as string;
     zvmFaults(lab.zvm).lateCheckpoint(0);
-    await new Promise((r) => setTimeout(r, 1100));
     listSoon(lab, VPG_APP, 'p-2', 300);
-    const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-2', timeoutMs: 3000 });
+    // The retry's clock reads two seconds later: a tag made afresh would carry another second.
+    const later = () => new Date(Date.now() + 2_000);
+    const res = await pinTaggedCheckpoint(lab.client, { ...base, vpgs: [VPG_APP, VPG_CRIT], changeId: 'p-2', timeoutMs: 3000, now: later });
     expect(res.tag).toBe(tag);
     expect(res.checkpoints.find((c) => c.vpg_id === VPG_APP)?.reused).toBe(true);
     expect(res.checkpoints.find((c) => c.vpg_id === VPG_CRIT)?.reused).toBe(false);

@@ -73,7 +73,7 @@ function guestPower(c: Call, kind: 'shutdown' | 'reboot'): undefined {
   const moid = vm.moid;
   vmEvent(c, kind === 'shutdown' ? 'VmGuestShutdownEvent' : 'VmGuestRebootEvent', vm,
     kind === 'shutdown' ? 'guest OS is shutting down' : 'guest OS is rebooting');
-  c.lab.later(c.lab.taskMs(), () => {
+  c.lab.later(c.lab.tasks.durationOf.get(c.method) ?? c.lab.taskMs(), () => {
     const live = c.lab.model.mutableVm(moid);
     if (!live || live.powerState !== 'poweredOn') return;
     if (kind === 'reboot') {

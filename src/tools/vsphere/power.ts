@@ -186,14 +186,15 @@ async function guestShutdown(client: VsphereClient, moid: string, timeoutSeconds
     }
     throw err;
   }
-  const started = Date.now();
+  const now = ctx.services.clock ?? Date.now;
+  const started = now();
   const deadline = started + timeoutSeconds * 1000;
   let interval = 200;
   for (;;) {
     const state = await client.powerState(moid, call);
-    const waited = Math.round((Date.now() - started) / 100) / 10;
+    const waited = Math.round((now() - started) / 100) / 10;
     if (state === 'poweredOff') return { outcome: 'completed', waited_seconds: waited };
-    const left = deadline - Date.now();
+    const left = deadline - now();
     if (left <= 0) return { outcome: 'timed_out', waited_seconds: waited };
     ctx.progress(Math.min(49, Math.round((waited / timeoutSeconds) * 50)), 100, `waiting for the guest to shut down (${Math.floor(waited)}s of ${timeoutSeconds}s)`);
     await sleep(Math.min(interval, left), call.signal ?? ctx.signal, guestWaitCancelled);

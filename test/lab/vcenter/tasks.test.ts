@@ -159,8 +159,7 @@ describe('lab vCenter: tasks and VM mutations', () => {
     const r = await client.call('ShutdownGuest', ['VirtualMachine', 'vm-104']);
     expect(r.status).toBe(200);
     expect(vc.model.vm('vm-104')).toMatchObject({ powerState: 'poweredOn' });
-    await new Promise((res) => setTimeout(res, 400));
-    expect(vc.model.vm('vm-104')).toMatchObject({ powerState: 'poweredOff' });
+    await expect.poll(() => vc.model.vm('vm-104'), { timeout: 5_000 }).toMatchObject({ powerState: 'poweredOff' });
     const again = await client.call('ShutdownGuest', ['VirtualMachine', 'vm-104']);
     expect(again.fault?.type).toBe('InvalidPowerState');
   });

@@ -1,6 +1,7 @@
 // delete_vm and unregister_vm through the two-phase flow against the lab: nothing happens on the
 // first call, confirm executes exactly once, used and cancelled tokens are refused, the ghost
-// record is refused by delete_vm (at proposal time) and cleared by unregister_vm.
+// record is refused by delete_vm (at proposal time) and cleared by unregister_vm. A test that
+// removes a VM removes a clone it made itself, so no test needs another's leftovers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabHarness } from '../../support/lab-harness.js';
 import { errorOf, mutatingCalls, ok, phases, startChangeHarness, vmExists } from './support.js';
@@ -12,6 +13,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+
+/** A powered-off copy of web-02 (on ds-nfs-01) named `name`: a VM of the test's own to remove. */
+async function cloneOfWeb02(name: string): Promise<string> {
+  const r = ok(await h.call('clone_vm', { target: 'lab-vc1', vm: 'web-02', name }));
+  return (r.new_vm as { moid: string }).moid;
+}
 
 describe('delete_vm', () => {
   it('proposes without touching the VM, naming target, host, moid and what will be destroyed', async () => {
@@ -28,19 +35,21 @@ describe('delete_vm', () => {
   });
 
   it('concurrent confirms execute it exactly once; the result carries the outcome fields', async () => {
-    const p = ok(await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-02' }));
+    const moid = await cloneOfWeb02('web-02-doomed');
+    const p = ok(await h.call('delete_vm', { target: 'lab-vc1', vm: 'web-02-doomed' }));
     h.lab.callLog.clear();
     const results = await Promise.all(Array.from({ length: 5 }, () => h.call('confirm_action', { token: p.token as string })));
     const good = results.filter((r) => !r.isError);
     expect(good).toHaveLength(1);
     expect(good[0]!.data).toMatchObject({
       state: 'executed', tool: 'delete_vm', target: 'lab-vc1',
-      result: { target: 'lab-vc1', deleted_vm: 'web-02', moid: 'vm-103', safety_snapshots: [] },
+      result: { target: 'lab-vc1', deleted_vm: 'web-02-doomed', moid, safety_snapshots: [] },
     });
     expect(String((good[0]!.data.result as { note: string }).note)).toMatch(/Destroy_Task deletes every snapshot/);
     expect(results.filter((r) => r.isError).map((r) => errorOf(r).code)).toEqual(Array(4).fill('confirmation_invalid'));
     expect(mutatingCalls(h)).toEqual(['Destroy_Task']);
-    expect(vmExists(h, 'vm-103')).toBe(false);
+    expect(vmExists(h, moid)).toBe(false);
+    expect(vmExists(h, 'vm-103')).toBe(true);
     // Reusing the token later is refused the same way, and runs nothing.
     expect(errorOf(await h.call('confirm_action', { token: p.token as string })).code).toBe('confirmation_invalid');
     expect(mutatingCalls(h)).toEqual(['Destroy_Task']);
@@ -79,16 +88,19 @@ describe('delete_vm', () => {
 
 describe('unregister_vm', () => {
   it('removes the ghost record and says the files stay', async () => {
+    const moid = await cloneOfWeb02('ghost-02');
+    h.lab.vcenters.get('lab-vc1')!.faults.setConnectionState(moid, 'orphaned');
     h.lab.callLog.clear();
-    const p = ok(await h.call('unregister_vm', { target: 'lab-vc1', vm: 'ghost-01' }));
-    expect(String(p.summary)).toMatch(/^UNREGISTER VM "ghost-01" \(vm-107\) from target "lab-vc1"/);
+    const p = ok(await h.call('unregister_vm', { target: 'lab-vc1', vm: 'ghost-02' }));
+    expect(String(p.summary)).toMatch(new RegExp(`^UNREGISTER VM "ghost-02" \\(${moid}\\) from target "lab-vc1"`));
     expect(String(p.summary)).toContain('orphaned');
     expect(String(p.summary)).toContain('files stay on ds-nfs-01');
     expect(mutatingCalls(h)).toEqual([]);
     const c = ok(await h.call('confirm_action', { token: p.token as string }));
-    expect(c.result).toMatchObject({ unregistered_vm: 'ghost-01', moid: 'vm-107', connection_state: 'orphaned', files_kept_on: ['ds-nfs-01'] });
+    expect(c.result).toMatchObject({ unregistered_vm: 'ghost-02', moid, connection_state: 'orphaned', files_kept_on: ['ds-nfs-01'] });
     expect(mutatingCalls(h)).toEqual(['UnregisterVM']);
-    expect(vmExists(h, 'vm-107')).toBe(false);
+    expect(vmExists(h, moid)).toBe(false);
+    expect(vmExists(h, 'vm-107')).toBe(true);
     expect(phases(h, 'unregister_vm')).toEqual(['proposed', 'executing', 'executed']);
   });
 });

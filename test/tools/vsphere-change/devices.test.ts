@@ -90,8 +90,9 @@ describe('mount_iso / unmount_iso', () => {
 
 describe('remove_disk', () => {
   it('removes a disk by label after a safety snapshot, keeping the file by default', async () => {
-    const disks = devices('vm-102', 'VirtualDisk');
-    const target = disks.at(-1)!;
+    // A data disk of the test's own (web-01's first disk is its boot disk).
+    ok(await h.call('reconfigure_vm', { target: 'lab-vc1', vm: 'web-01', add_disk: { size_gb: 1 } }));
+    const target = devices('vm-102', 'VirtualDisk').at(-1)!;
     h.lab.callLog.clear();
     const { proposal, confirm } = await proposeAndConfirm(h, 'remove_disk', { target: 'lab-vc1', vm: 'web-01', disk: target.label });
     expect(proposal.summary).toMatch(new RegExp(`^REMOVE DISK "${target.label}" \\(key ${target.key}`));

@@ -44,6 +44,7 @@ describe('policy on change tools', () => {
   });
 
   it('an unless_override rule names itself and says override helps; override=true then runs the change', async () => {
+    custom.lab.vcenters.get('lab-vc1')!.faults.setPowerState('vm-102', 'poweredOn');
     custom.lab.callLog.clear();
     const e = errorOf(await custom.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true }));
     expect(e.code).toBe('policy_denied');
@@ -59,15 +60,12 @@ describe('policy on change tools', () => {
   });
 
   it('destructive tools are denied on a target whose policy denies them (the defaults)', async () => {
-    // The bundled lab policy allows destructive on lab targets only; an edit to deny lab-vc2 applies at once.
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(custom.policyPath!, TEST_POLICY.replace('  lab-vc2:\n    destructive: allow\n', ''));
-    try {
+    // The bundled lab policy allows destructive on lab targets only; an edit to deny lab-vc2 applies
+    // at once (and the harness's own policy, its rule included, is put back after).
+    await custom.withPolicy(TEST_POLICY.replace('  lab-vc2:\n    destructive: allow\n', ''), async () => {
       const e = errorOf(await custom.call('delete_vm', { target: 'lab-vc2', vm: 'scratch-01' }));
       expect(e.code).toBe('policy_denied');
       expect(e.message).toMatch(/destructive is denied by the policy defaults/);
-    } finally {
-      writeFileSync(custom.policyPath!, TEST_POLICY);
-    }
+    });
   });
 });

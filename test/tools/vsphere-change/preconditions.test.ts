@@ -3,7 +3,7 @@
 // `safetySnapshot: 'before'` snapshots the VM before the change, adds it to the result, and stops
 // the change when the snapshot fails. Run against the lab over the real wire.
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../../../src/tools/define.js';
 import { ChangeCommonArgs, TargetArg, VmArg } from '../../../src/tools/args.js';
 import { resolveChangeVm, vmResolution } from '../../../src/tools/vsphere/change-support.js';
@@ -42,12 +42,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+beforeEach(() => {
+  handled.length = 0;
+});
 
 describe('preconditions declared on a new tool', () => {
   it('singleTarget: target "all" is denied by policy and audited as all; no vCenter is asked and the handler never runs', async () => {
     h.lab.callLog.clear();
     const e = errorOf(await h.call('test_revert_state', { target: 'all', vm: 'test-01' }));
     expect(e.code).toBe('policy_denied');
+    expect(e.message).toContain("target 'all'");
     expect(e.hint).toMatch(/exactly one target/);
     expect(h.auditLines().at(-1)).toMatchObject({ tool: 'test_revert_state', phase: 'denied', target: 'all', decision: { rule: 'target-all' } });
     expect(h.lab.callLog.calls).toEqual([]);
@@ -67,7 +71,6 @@ describe('preconditions declared on a new tool', () => {
   });
 
   it('safetySnapshot: a failed snapshot stops the change before the handler, audited as failed', async () => {
-    handled.length = 0;
     h.lab.vcenters.get('lab-vc1')!.faults.failNextTask('CreateSnapshot_Task', 'Insufficient disk space on datastore (simulated)');
     const { confirm } = await proposeAndConfirm(h, 'test_revert_state', { target: 'lab-vc1', vm: 'test-01' });
     const e = errorOf(confirm);

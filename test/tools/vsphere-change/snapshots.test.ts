@@ -1,7 +1,7 @@
 // Snapshot tools against the lab: create (mutating), delete and revert (two-phase), the safety
 // snapshot before a revert (and its absence when the target turns it off), a failing safety
-// snapshot stopping the revert, and ambiguous snapshot names.
-import { writeFileSync } from 'node:fs';
+// snapshot stopping the revert, and ambiguous snapshot names. A test that deletes a snapshot
+// deletes one it made itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabHarness } from '../../support/lab-harness.js';
 import { errorOf, mutatingCalls, ok, phases, proposeAndConfirm, startChangeHarness, TEST_POLICY, vmState } from './support.js';
@@ -18,23 +18,27 @@ const snapNamed = (moid: string, name: string) => vmState(h, moid).snapshots.fil
 
 describe('snapshot tools', () => {
   it('create_snapshot adds a snapshot and returns its moid', async () => {
+    const before = vmState(h, 'vm-102').snapshots;
     const r = ok(await h.call('create_snapshot', { target: 'lab-vc1', vm: 'web-01', name: 'before-upgrade', description: 'nginx 1.26' }));
     const snap = r.snapshot as { name: string; moid: string };
     expect(snap.name).toBe('before-upgrade');
-    expect(vmState(h, 'vm-102').snapshots).toEqual([expect.objectContaining({ moid: snap.moid, name: 'before-upgrade' })]);
+    expect(vmState(h, 'vm-102').snapshots).toEqual([...before, expect.objectContaining({ moid: snap.moid, name: 'before-upgrade' })]);
     expect(vmState(h, 'vm-102').currentSnapshot).toBe(snap.moid);
     expect(r.same_name_exists).toBe(false);
     expect(phases(h, 'create_snapshot', r.audit_id as string)).toEqual(['executing', 'executed']);
   });
 
   it('delete_snapshot proposes with the bound snapshot moid, then deletes exactly that snapshot on confirm', async () => {
-    const moid = snapNamed('vm-102', 'before-upgrade')[0]!.moid;
-    const { proposal, confirm } = await proposeAndConfirm(h, 'delete_snapshot', { target: 'lab-vc1', vm: 'web-01', snapshot: 'before-upgrade' });
-    expect(proposal.summary).toMatch(/^DELETE SNAPSHOT "before-upgrade"/);
-    expect(proposal.affected).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'snapshot', name: 'before-upgrade', moid })]));
-    expect(ok(confirm)).toMatchObject({ state: 'executed', tool: 'delete_snapshot', target: 'lab-vc1', result: { deleted_snapshot: { name: 'before-upgrade', moid } } });
-    expect(vmState(h, 'vm-102').snapshots).toEqual([]);
-    expect(phases(h, 'delete_snapshot')).toEqual(['proposed', 'executing', 'executed']);
+    const made = ok(await h.call('create_snapshot', { target: 'lab-vc1', vm: 'web-01', name: 'to-delete' }));
+    const moid = (made.snapshot as { moid: string }).moid;
+    const others = vmState(h, 'vm-102').snapshots.filter((x) => x.moid !== moid).map((x) => x.moid);
+    const { proposal, confirm } = await proposeAndConfirm(h, 'delete_snapshot', { target: 'lab-vc1', vm: 'web-01', snapshot: 'to-delete' });
+    expect(proposal.summary).toMatch(/^DELETE SNAPSHOT "to-delete"/);
+    expect(proposal.affected).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'snapshot', name: 'to-delete', moid })]));
+    expect(ok(confirm)).toMatchObject({ state: 'executed', tool: 'delete_snapshot', target: 'lab-vc1', result: { deleted_snapshot: { name: 'to-delete', moid } } });
+    expect(vmState(h, 'vm-102').snapshots.map((x) => x.moid)).toEqual(others);
+    const id = h.auditLines().filter((l) => l.tool === 'delete_snapshot' && l.proposal_id === proposal.proposal_id)[0]!.id as string;
+    expect(phases(h, 'delete_snapshot', id)).toEqual(['proposed', 'executing', 'executed']);
   });
 
   it('revert_snapshot takes a safety snapshot of the current state first and names it in the result', async () => {
@@ -73,8 +77,7 @@ describe('snapshot tools', () => {
   });
 
   it('with auto_snapshot_before_destroy off for the target, a revert takes no safety snapshot and the proposal says so', async () => {
-    writeFileSync(h.policyPath!, TEST_POLICY.replace('  lab-vc1:\n    destructive: allow\n', '  lab-vc1:\n    destructive: allow\n    auto_snapshot_before_destroy: false\n'));
-    try {
+    await h.withPolicy(TEST_POLICY.replace('  lab-vc1:\n    destructive: allow\n', '  lab-vc1:\n    destructive: allow\n    auto_snapshot_before_destroy: false\n'), async () => {
       const count = vmState(h, 'vm-108').snapshots.length;
       h.lab.callLog.clear();
       const { proposal, confirm } = await proposeAndConfirm(h, 'revert_snapshot', { target: 'lab-vc1', vm: 'test-01', snapshot: 'clean-install' });
@@ -82,9 +85,7 @@ describe('snapshot tools', () => {
       expect((ok(confirm).result as Record<string, unknown>).safety_snapshots).toEqual([]);
       expect(mutatingCalls(h)).toEqual(['RevertToSnapshot_Task']);
       expect(vmState(h, 'vm-108').snapshots).toHaveLength(count);
-    } finally {
-      writeFileSync(h.policyPath!, TEST_POLICY);
-    }
+    });
   });
 
   it('two snapshots with one name are refused as ambiguous, listing both moids; the moid works', async () => {

@@ -5,8 +5,7 @@ import { expect } from 'vitest';
 import { startLab } from '../../../src/lab/testing/index.js';
 import { startRuntime } from '../../../src/runtime.js';
 import { envSecretSource } from '../../../src/core/secrets.js';
-import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';
-import { unfenced } from '../../../src/tools/untrusted.js';
+import { callTool, silentLogger, tempDir, type CallResult } from '../../support/harness.js';
 
 export type Slot = { target: string; ok?: Record<string, unknown>; error?: { code: string; message: string; retryable: boolean; hint?: string } };
 
@@ -46,12 +45,7 @@ export async function startAliasHarness(alias: string): Promise<AliasHarness> {
   const runtime = await startRuntime({ config: lab.config, secrets, logger: silentLogger, fanOutTimeoutMs: 10_000 });
   const client = await connectValidatingClient(runtime.built.newSession(), 'alias-test');
   return {
-    async call(name, args = {}) {
-      const res = await client.callTool({ name, arguments: args });
-      const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
-      const data = (res.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(unfenced(text)) as Record<string, unknown>);
-      return { isError: res.isError === true, data, text };
-    },
+    call: (name, args) => callTool(client, name, args),
     async close() {
       await client.close().catch(() => undefined);
       await runtime.shutdown();

@@ -15,10 +15,9 @@ import { GuestFileSystems } from '../../../src/lab/guest-files.js';
 import { LAB_CREDENTIALS, LAB_ZERTO_SITES } from '../../../src/lab/topology.js';
 import { startLabZvm, type LabZvm } from '../../../src/lab/zvm/index.js';
 import { startRuntime, type Runtime } from '../../../src/runtime.js';
-import { silentLogger, tempDir, type CallResult } from '../../support/harness.js';
+import { callTool, silentLogger, tempDir, type CallResult } from '../../support/harness.js';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { errorOf, ok } from './support.js';
-import { unfenced } from '../../../src/tools/untrusted.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
@@ -120,11 +119,7 @@ describe('a server built from a real config.json', () => {
     open.push({ close: () => runtime.shutdown() });
     client = await connectValidatingClient(runtime.built.newSession(), 'config-test');
     open.push(client);
-    const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
-      const res = await client.callTool({ name, arguments: args });
-      const text = (res.content as Array<{ text?: string }>).map((x) => x.text ?? '').join('');
-      return { isError: res.isError === true, data: (res.structuredContent as Record<string, unknown>) ?? JSON.parse(unfenced(text)), text };
-    };
+    const call = (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => callTool(client, name, args);
 
     const listed = entries(await call('zerto_list_mutating_tools'));
     expect(listed.find((e) => e.tool === 'ssh/exec')).toMatchObject({ source: 'config', removable: false });

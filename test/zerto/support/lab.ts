@@ -29,7 +29,7 @@ export interface LabHandle {
   tmp: string;
   logs: Array<{ level: string; obj: object; msg?: string }>;
   /** Another client for the same ZVM, e.g. with other credentials. */
-  newClient(env: Record<string, string | undefined>, overrides?: { clientId?: string; verifyTls?: boolean; caFile?: string; requestTimeoutMs?: number }): ZvmClient;
+  newClient(env: Record<string, string | undefined>, overrides?: { clientId?: string; verifyTls?: boolean; caFile?: string; requestTimeoutMs?: number; clock?: () => number }): ZvmClient;
   close(): Promise<void>;
 }
 
@@ -38,10 +38,12 @@ export interface LabHandleOptions extends Partial<Omit<LabZvmOptions, 'site' | '
   guests?: GuestFileSystems;
   env?: Record<string, string | undefined>;
   callLog?: LabCallLog;
+  /** The default client's clock (its token renewal); default Date.now. */
+  clock?: () => number;
 }
 
 export async function startLab(opts: LabHandleOptions = {}): Promise<LabHandle> {
-  const { site: siteName, guests: givenGuests, env: givenEnv, callLog: givenLog, ...zvmOpts } = opts;
+  const { site: siteName, guests: givenGuests, env: givenEnv, callLog: givenLog, clock, ...zvmOpts } = opts;
   const site = labSite(siteName ?? 'lab-zvm');
   const guests = givenGuests ?? GuestFileSystems.fromTopology();
   const callLog = givenLog ?? new LabCallLog();
@@ -65,12 +67,13 @@ export async function startLab(opts: LabHandleOptions = {}): Promise<LabHandle> 
         ...(overrides.clientId ? { clientId: overrides.clientId } : {}),
       }),
       secrets: envSecretSource(env), logger, requestTimeoutMs: overrides.requestTimeoutMs ?? 10_000,
+      ...(overrides.clock ? { clock: overrides.clock } : {}),
     });
     clients.push(c);
     return c;
   };
   const env = givenEnv ?? { [`${site.credentialPrefix}_USER`]: LAB_CREDENTIALS.user, [`${site.credentialPrefix}_PASSWORD`]: LAB_CREDENTIALS.password };
-  const client = newClient(env);
+  const client = newClient(env, clock ? { clock } : {});
   const tmp = await mkdtemp(join(tmpdir(), 'zvm-test-'));
   return {
     zvm, client, guests, callLog, secrets: envSecretSource(env), tmp, logs, newClient,
