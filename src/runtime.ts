@@ -29,6 +29,7 @@ import { dashboardPorts } from './wiring/dashboard-ports.js';
 import type { Gateway } from './downstream/gateway.js';
 import { cleanUpAfterEarlierRun } from './wiring/flr-orphans.js';
 import { scopeOfToolCall, type ScopeOfTool } from './tools/tool-scope.js';
+import { pendingCallCodec, type PendingCall } from './tools/pending-call.js';
 import { recoverChanges } from './wiring/change-recovery.js';
 
 export interface RuntimeOptions {
@@ -66,7 +67,7 @@ export interface Runtime {
   built: BuiltServer;
   audit: AuditWriter;
   /** Central mode's shared state (set with databaseUrl). */
-  central?: import('./store/pg/central-state.js').CentralState;
+  central?: import('./store/pg/central-state.js').CentralState<PendingCall>;
   dashboard?: DashboardHandle;
   /** Resolves once every downstream server's first start attempt has ended (at once without any); nothing waits for it. */
   downstreamStarted: Promise<void>;
@@ -118,7 +119,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // Zerto sites, whose FLR session registry lives there too; `tools` is known further down. It
   // opens whether or not the database answers (changes wait for it, reads do not).
   const central = opts.databaseUrl
-    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, () => tools, () => secrets.knownValues(), logger, opts.centralOptions)
+    ? await (await import('./store/pg/central-state.js')).openCentralState(opts.databaseUrl, pendingCallCodec(() => tools), () => secrets.knownValues(), logger, opts.centralOptions)
     : undefined;
   // What this instance's state files held before central mode stays guarded and reported.
   await central?.importStateFiles({ catalog: stateFile(settings.auditLogPath, 'catalog'), flrSessions: stateFile(settings.auditLogPath, 'flr-sessions') });

@@ -67,6 +67,12 @@ type Awaitable<T> = T | Promise<T>;
  * (stdio) or store/pg's PostgreSQL one (central mode). Either way `take` moves a proposal out of
  * `pending` exactly once, whoever asks and on whichever instance.
  */
+/** How a store that keeps proposals outside this process (central mode's table) writes and reads their payload as JSON. */
+export interface PayloadCodec<P> {
+  encode(payload: P): unknown;
+  decode(json: unknown): P;
+}
+
 export interface ProposalStore<P = unknown> {
   readonly now: () => number;
   readonly ttlSeconds: number;

@@ -6,11 +6,9 @@
 // module dynamically, so stdio never loads pg.
 import { randomUUID } from 'node:crypto';
 import type { AddedCatalogStore } from '../../core/catalog.js';
-import type { ApprovalPlace, ProposalStore, Proposal } from '../../core/confirmation-store.js';
+import type { ApprovalPlace, PayloadCodec, ProposalStore, Proposal } from '../../core/confirmation-store.js';
 import type { Logger } from '../../core/logger.js';
 import type { RateBudget } from '../../core/rate-limiter.js';
-import type { AnyTool, Resolution } from '../../tools/define.js';
-import type { PendingCall } from '../../tools/pending-call.js';
 import type { FlrSessionRegistryStore } from '../../zerto/flr-session-store.js';
 import { Db, DEFAULT_TIMEOUTS, type DbTimeouts } from './pg-db.js';
 import { HeldWrites } from './held-writes.js';
@@ -20,7 +18,7 @@ import { warnIfAuditRewritable } from './audit-privileges.js';
 import { VERSION } from '../../version.js';
 import { SERVER_IDENTITY } from '../../core/audit/lifecycle.js';
 import { PgAuditSink } from './pg-audit-sink.js';
-import { PgProposalStore, type PayloadCodec } from './pg-proposal-store.js';
+import { PgProposalStore } from './pg-proposal-store.js';
 import { PgRateBudget } from './pg-rate-budget.js';
 import { PgCatalogStore } from './pg-catalog-store.js';
 import { PgFlrSessionStore } from './pg-flr-session-store.js';
@@ -29,7 +27,8 @@ import { PgSignInRevocations } from './pg-sign-in-revocations.js';
 import type { ChangeStore } from '../../core/change-record.js';
 import { importCatalogFile, importFlrFile, type ImportReport } from './import-state-files.js';
 
-export interface CentralState {
+/** `P` is what a proposal carries: the store keeps it as JSON through the codec and knows nothing of its shape. */
+export interface CentralState<P> {
   db: Db;
   /** This process's id in server_instances (and on the proposals and changes it runs). */
   instance: string;
@@ -49,7 +48,7 @@ export interface CentralState {
   /** Merges this instance's catalog and FLR state files (from before central mode) into the database. */
   importStateFiles(paths: { catalog: string; flrSessions: string }): Promise<void>;
   /** Deadlines are on the database's clock: a `now` given here is not used for them. */
-  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<PendingCall>;
+  proposals(opts: { ttlSeconds: number; now?: () => number; onExpire?: (p: Proposal) => void; place?: ApprovalPlace }): ProposalStore<P>;
   close(): Promise<void>;
 }
 
@@ -63,15 +62,13 @@ export interface CentralOptions {
 /** How long a clean shutdown waits for held audit lines and proposal outcomes to land. */
 const DRAIN_MS = 5_000;
 
-/** `tools` is asked when a proposal is first decoded: the runtime knows its tools only later. */
-export async function openCentralState(url: string, tools: () => AnyTool[], secrets: () => readonly string[], logger: Logger, opts: CentralOptions = {}): Promise<CentralState> {
+export async function openCentralState<P>(url: string, codec: PayloadCodec<P>, secrets: () => readonly string[], logger: Logger, opts: CentralOptions = {}): Promise<CentralState<P>> {
   const db = new Db(url, logger, opts.timeouts ?? DEFAULT_TIMEOUTS);
   await db.start().catch(async (err: Error) => {
     await db.end().catch(() => undefined);
     throw new Error(`DATABASE_URL: cannot prepare the shared state (${err.message}). Check the database user's rights (docs/central-mode.md: Database roles).`);
   });
   const instance = randomUUID();
-  const codec = pendingCallCodec(tools);
   const held = new HeldWrites(db, logger);
   const audit = new PgAuditSink(db, secrets, { instance, logger });
   const sweep = opts.sweep ?? DEFAULT_SWEEP;
@@ -127,7 +124,7 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
         run().catch((err: Error) => logger.warn({ err: err.message }, 'merging the state files into PostgreSQL failed; they stay in place'));
       });
     },
-    proposals: (o) => new PgProposalStore<PendingCall>({ db, codec, instance, held, ttlSeconds: o.ttlSeconds, ...(o.onExpire ? { onExpire: o.onExpire } : {}), ...(o.place ? { place: o.place } : {}) }),
+    proposals: (o) => new PgProposalStore<P>({ db, codec, instance, held, ttlSeconds: o.ttlSeconds, ...(o.onExpire ? { onExpire: o.onExpire } : {}), ...(o.place ? { place: o.place } : {}) }),
     close: async () => {
       const left = (await audit.drain(DRAIN_MS)) + (await held.drain(DRAIN_MS));
       if (left) logger.error({ held: left }, 'the database did not take every held audit line and proposal outcome before shutdown; a live instance closes them as interrupted');
@@ -135,28 +132,6 @@ export async function openCentralState(url: string, tools: () => AnyTool[], secr
       await flrSessions.close();
       await changes.close();
       await db.end();
-    },
-  };
-}
-
-/**
- * A proposal's payload crosses instances as JSON: the tool by name (every instance declares the
- * same tools), the parsed arguments and the resolution's data. State checks are functions; they ran
- * when the proposal was made and a confirmation skips them, so they are not kept.
- */
-export function pendingCallCodec(tools: () => AnyTool[]): PayloadCodec<PendingCall> {
-  let known: Map<string, AnyTool> | undefined;
-  return {
-    encode: ({ tool, args, resolution }) => {
-      const { checks: _checks, ...data } = resolution;
-      return { tool: tool.name, args, resolution: data };
-    },
-    decode: (json) => {
-      const j = json as { tool: string; args: Record<string, unknown>; resolution: Resolution };
-      known ??= new Map(tools().map((t) => [t.name, t]));
-      const tool = known.get(j.tool);
-      if (!tool) throw new Error(`proposal for tool '${j.tool}', which this instance does not declare (different versions behind one database?)`);
-      return { tool, args: j.args, resolution: j.resolution };
     },
   };
 }

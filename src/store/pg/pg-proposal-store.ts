@@ -15,11 +15,7 @@ import type { ApprovalLevel } from '../../config/policy-file.js';
 import { q, type Db } from './pg-db.js';
 import type { HeldWrites } from './held-writes.js';
 import { ownText } from '../../core/own-text.js';
-
-export interface PayloadCodec<P> {
-  encode(payload: P): unknown;
-  decode(json: unknown): P;
-}
+import type { PayloadCodec } from '../../core/confirmation-store.js';
 
 export interface PgProposalStoreOptions<P> {
   db: Db;
