@@ -1,7 +1,7 @@
 // Builds the running server from a loaded configuration: audit writer, vSphere pool, Zerto
 // clients, the guard, the catalog, the dashboard. Shared by main.ts (stdio) and the end-to-end
 // tests (in-memory transport), so both run the same wiring.
-import { dirname, join } from 'node:path';
+import { stateFile } from './config/paths.js';
 import type { LoadedConfig } from './config/load.js';
 import { AuditWriter } from './core/audit-writer.js';
 import { auditShutdown, auditStartup } from './core/audit/lifecycle.js';
@@ -86,11 +86,6 @@ export interface Runtime {
   startupCleanup: Promise<void>;
   /** `reason` lands in the audit log's `shutdown` line. */
   shutdown(reason?: string): Promise<void>;
-}
-
-/** State files live beside the audit log, never in the operator's config folder. */
-export function stateFile(auditLogPath: string, name: string): string {
-  return join(dirname(auditLogPath), `zerto-rewind-${name}.json`);
 }
 
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {

@@ -10,7 +10,6 @@ import type { AuditSink } from './core/audit-writer.js';
 import { RateLimiter, type RateBudget } from './core/rate-limiter.js';
 import { NO_ZERTO_GUARD, type CheckpointGuard } from './core/guard.js';
 import type { SecretSource } from './core/secrets.js';
-import type { AppError } from './core/errors.js';
 import type { AnyTool, CallContext } from './tools/define.js';
 import type { Principal } from './core/principal.js';
 import { listed, selectDynamic, selectTools } from './tools/registry.js';
@@ -19,7 +18,9 @@ import type { Logger } from './core/logger.js';
 import type { PendingCall } from './tools/pending-call.js';
 import { newMcpServer } from './mcp/server-identity.js';
 import { InFlightCalls } from './mcp/in-flight-calls.js';
-import { attachToolHandlers, type LiveTools } from './mcp/tool-handlers.js';
+import { attachToolHandlers, type DynamicTools, type LiveTools } from './mcp/tool-handlers.js';
+
+export type { DynamicTools };
 import { changeWatcherFor } from './tools/change-watcher.js';
 import type { ChangeStore } from './core/change-record.js';
 
@@ -56,15 +57,6 @@ export interface ServerDeps {
   openedSession?: { listChanged: boolean; adopt(attach: (server: Server) => void): void };
 }
 
-/** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
-export interface DynamicTools {
-  current(): AnyTool[];
-  onChange(listener: () => void): void;
-  /** Resolves when the source of a name not (yet) known may know it: its downstream server ended its first start attempt. */
-  whenStarted?(name: string): Promise<void>;
-  /** Why a name that is not a tool is missing (its downstream server is down). */
-  whyMissing?(name: string): AppError | undefined;
-}
 
 export interface BuiltServer {
   services: ToolServices;

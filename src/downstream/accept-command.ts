@@ -4,6 +4,7 @@
 // The pin file sits beside the audit log (AUDIT_LOG_PATH), where the running server keeps it and
 // looks for changes every second.
 import { existsSync, readFileSync } from 'node:fs';
+import { stateFile } from '../config/paths.js';
 import { acceptDownstreamChanges } from './pins.js';
 
 export const DOWNSTREAM_USAGE = `Usage: zerto-rewind-mcp downstream changes
@@ -20,7 +21,6 @@ export async function runDownstreamCommand(
   err: (s: string) => void,
   env: Record<string, string | undefined>,
 ): Promise<number> {
-  const { stateFile } = await import('../runtime.js');
   const path = stateFile(env.AUDIT_LOG_PATH || './audit.jsonl', 'downstream-pins');
   const [sub, server, ...tools] = argv;
   try {

@@ -6,7 +6,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, TRACEPARENT_META_KEY,
   type AuthInfo, type CallToolResult, type Server, type ServerContext,
 } from '@modelcontextprotocol/server';
-import { toPublicError } from '../core/errors.js';
+import { toPublicError, type AppError } from '../core/errors.js';
 import { mcpIdentity } from '../core/identity.js';
 import { principalOf, type Principal } from '../core/principal.js';
 import type { AnyTool } from '../tools/define.js';
@@ -17,7 +17,8 @@ import type { ToolServices } from '../tools/services.js';
 import type { InputRequired, ToolResult } from '../tools/tool-result.js';
 import type { ToolOutcome } from '../tools/pipeline-call.js';
 import { unknownToolMessage } from '../tools/unknown-tool.js';
-import type { ServerDeps } from '../server.js';
+import type { Settings } from '../config/settings.js';
+import type { SecretSource } from '../core/secrets.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { render } from './render.js';
 import { elicitationPort } from './elicitation-port.js';
@@ -65,7 +66,26 @@ function identityOf(auth: AuthInfo | undefined, info: ClientInfo | undefined): {
   return { identity: mcpIdentity(info) };
 }
 
-export function attachToolHandlers(server: Server, deps: ServerDeps, services: ToolServices, live: LiveTools, inFlight: InFlightCalls): void {
+/** Tools that arrive while the process runs (the gateway's, announced with tools/list_changed). */
+export interface DynamicTools {
+  current(): AnyTool[];
+  onChange(listener: () => void): void;
+  /** Resolves when the source of a name not (yet) known may know it: its downstream server ended its first start attempt. */
+  whenStarted?(name: string): Promise<void>;
+  /** Why a name that is not a tool is missing (its downstream server is down). */
+  whyMissing?(name: string): AppError | undefined;
+}
+
+/** What the handlers read of the server's dependencies (server.ts's ServerDeps has them all). */
+export interface ToolHandlerDeps {
+  settings: Settings;
+  secrets: SecretSource;
+  /** Every declared tool: an unknown name is answered with the closest of them. */
+  tools: AnyTool[];
+  dynamicTools?: DynamicTools;
+}
+
+export function attachToolHandlers(server: Server, deps: ToolHandlerDeps, services: ToolServices, live: LiveTools, inFlight: InFlightCalls): void {
   const dynamic = deps.dynamicTools;
   const secrets = () => deps.secrets.knownValues();
 
