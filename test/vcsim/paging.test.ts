@@ -1,9 +1,11 @@
 // The launcher's paging mode (test/vcsim/launcher/paging.go), which the listing bench measures
 // against: vcsim then answers RetrievePropertiesEx in pages of maxObjects with a token, as a
 // vCenter does. Our pipelined retrieval reads the same objects in the same order whatever the
-// page size, one ContinueRetrievePropertiesEx per further page; a token is served once, and a
-// cancelled one is gone.
+// page size (fast-check picks them), one ContinueRetrievePropertiesEx per further page; a token is
+// served once, and a cancelled one is gone. (Its pages, cut at any byte, decode as the generic
+// parser does: fixtures/vcsim-retrieve-page-*.xml in test/vsphere/retrieve-result-stream.test.ts.)
 
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { VsphereClient } from '../../src/vsphere/client.js';
@@ -40,12 +42,14 @@ describe('vcsim with -page-results', () => {
       const whole = await retrieve(client.vim, PROPS, viewSpec(view), { maxObjects: 100_000 });
       expect(continues()).toBe(c0);
       expect(whole.filter((o) => o.obj.type === 'VirtualMachine')).toHaveLength(300);
-      for (const perPage of [1, 7, 100, whole.length - 1, whole.length]) {
+      const check = async (perPage: number) => {
         const before = continues();
         const paged = await retrieve(client.vim, PROPS, viewSpec(view), { maxObjects: perPage });
         expect(paged).toStrictEqual(whole);
         expect(continues() - before).toBe(Math.ceil(whole.length / perPage) - 1);
-      }
+      };
+      for (const perPage of [1, whole.length - 1, whole.length]) await check(perPage);
+      await fc.assert(fc.asyncProperty(fc.integer({ min: 2, max: whole.length + 5 }), check), { numRuns: 12 });
     });
   });
 
