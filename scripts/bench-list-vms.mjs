@@ -4,7 +4,8 @@
 //   1. the simulated lab vCenter (src/lab) with BENCH_VMS filler VMs, in this process; it pages
 //      (maxObjects is honoured), so its round trips show the cost per page;
 //   2. govmomi's vcsim with BENCH_VMS VMs, launched as a child process (test/vcsim/launcher, built
-//      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent).
+//      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent),
+//      paging at maxObjects as a vCenter does (the launcher's -page-results, paging.go).
 //      Against the same vcsim, in the same rounds (one call of each per round, in rotating order,
 //      so a load spike on the shared machine hits all of them alike), the references:
 //      - govmomi, decode only (the headline): bench/govmomi-list, a Go client on Debian's govmomi
@@ -25,8 +26,9 @@
 //
 // Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured rounds
 //        (default 10); BENCH_VMS=40000 for another inventory size; BENCH_SCALE=2000,10000,40000
-//        runs the vcsim phase at each size and prints a scale table; BENCH_GOVMOMI_PAGES=100,1000
-//        the other govmomi page sizes tried; BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer;
+//        runs the vcsim phase at each size and prints a scale table; BENCH_GOVMOMI_PAGES=100,1000,2000
+//        the other govmomi page sizes tried (that default); BENCH_VCSIM_PAGING=off for Debian's
+//        one-page vcsim; BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer;
 //        BENCH_SERVER_MAIN=/other/dist/main.js to measure another build's server process memory
 //        (a baseline) against the same vcsim; BENCH_RSS_ROUNDS=5 to change how many fresh server
 //        processes are measured (default 3).
