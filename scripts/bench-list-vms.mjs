@@ -4,7 +4,8 @@
 //   1. the simulated lab vCenter (src/lab) with BENCH_VMS filler VMs, in this process; it pages
 //      (maxObjects is honoured), so its round trips show the cost per page;
 //   2. govmomi's vcsim with BENCH_VMS VMs, launched as a child process (test/vcsim/launcher, built
-//      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent).
+//      with Go into .vcsim-build/ when missing; skipped with a message when Go or govmomi is absent),
+//      paging at maxObjects as a vCenter does (the launcher's -page-results, paging.go).
 //      Against the same vcsim, in the same rounds (one call of each per round, in rotating order,
 //      so a load spike on the shared machine hits all of them alike), the references:
 //      - govmomi, decode only (the headline): bench/govmomi-list, a Go client on Debian's govmomi
@@ -25,8 +26,9 @@
 //
 // Usage: npm run bench   (build first)   BENCH_RUNS=20 to change the number of measured rounds
 //        (default 10); BENCH_VMS=40000 for another inventory size; BENCH_SCALE=2000,10000,40000
-//        runs the vcsim phase at each size and prints a scale table; BENCH_GOVMOMI_PAGES=100,1000
-//        the other govmomi page sizes tried; BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer;
+//        runs the vcsim phase at each size and prints a scale table; BENCH_GOVMOMI_PAGES=100,1000,2000
+//        the other govmomi page sizes tried (that default); BENCH_VCSIM_PAGING=off for Debian's
+//        one-page vcsim; BENCH_ONLY=lab or BENCH_ONLY=vcsim for one producer;
 //        BENCH_SERVER_MAIN=/other/dist/main.js to measure another build's server process memory
 //        (a baseline) against the same vcsim; BENCH_RSS_ROUNDS=5 to change how many fresh server
 //        processes are measured (default 3).
@@ -56,7 +58,10 @@ const { DEFAULT_MAX_OBJECTS } = await dist('vsphere/property-collector.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const RSS_ROUNDS = Number(process.env.BENCH_RSS_ROUNDS ?? 3);
 const VMS = Number(process.env.BENCH_VMS ?? 10_000);
-const GOVMOMI_PAGES = (process.env.BENCH_GOVMOMI_PAGES ?? '100,1000').split(',').map(Number).filter((n) => n > 0);
+// vcsim pages as a vCenter does (test/vcsim/launcher/paging.go) unless BENCH_VCSIM_PAGING=off,
+// which keeps Debian's vcsim answering every listing in one page, as it does in the tests.
+const PAGED = process.env.BENCH_VCSIM_PAGING !== 'off';
+const GOVMOMI_PAGES = (process.env.BENCH_GOVMOMI_PAGES ?? '100,1000,2000').split(',').map(Number).filter((n) => n > 0);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** The 1-minute load average, sampled with every measured round. */
 const load = () => loadavg()[0];
@@ -136,7 +141,7 @@ async function benchLab() {
 // --- vcsim -------------------------------------------------------------------------------------
 const GOPATH = '/usr/share/gocode';
 const BINARY = join(ROOT, '.vcsim-build', 'vcsim-launcher');
-const LAUNCHER_SRC = join(ROOT, 'test', 'vcsim', 'launcher', 'main.go');
+const LAUNCHER_SRC = ['main.go', 'paging.go'].map((f) => join(ROOT, 'test', 'vcsim', 'launcher', f));
 const TLS = { cert: join(ROOT, 'src', 'lab', 'tls', 'lab-server.pem'), key: join(ROOT, 'src', 'lab', 'tls', 'lab-server-key.pem') };
 
 const GOVMOMI_LIST = join(ROOT, '.vcsim-build', 'govmomi-list');
@@ -165,7 +170,7 @@ async function startVcsim() {
   const dsDir = mkdtempSync(join(shm, 'zrm-bench-vcsim-'));
   // VMs per resource pool and per standalone host: one cluster + one standalone host = 2 x VMS/2.
   const args = ['-vms', String(VMS / 2), '-hosts', '3', '-clusters', '1', '-standalone', '1', '-datastores', '1',
-    '-user', 'bench', '-password', 'bench-pass-0', '-tls-cert', TLS.cert, '-tls-key', TLS.key];
+    '-user', 'bench', '-password', 'bench-pass-0', '-tls-cert', TLS.cert, '-tls-key', TLS.key, ...(PAGED ? ['-page-results'] : [])];
   const child = spawn(BINARY, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dsDir } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-10_000); });
@@ -443,7 +448,8 @@ function vcsimNote(r) {
   const b = r.govmomi_best;
   const sweep = Object.entries(r.govmomi_sweep).map(([n, v]) => `${n}: ${f0(v.decoded_ms)} ms / ${v.pages} page(s)`).join(', ');
   const mmm = (x) => `${x.min} / ${x.median} / ${x.max} MB (${x.all.join(', ')})`;
-  return `${r.vms} VMs on vcsim, medians of ${r.rounds} rounds (rotating order), ${loadText(r.load)}:\n` +
+  const paging = PAGED ? 'vcsim pages at maxObjects (launcher -page-results)' : "Debian's vcsim, one page whatever maxObjects";
+  return `${r.vms} VMs on vcsim (${paging}), medians of ${r.rounds} rounds (rotating order), ${loadText(r.load)}:\n` +
     `  list_vms over MCP:            ${f0(r.median_ms)} ms  (min ${f0(r.min_ms)}, max ${f0(r.max_ms)}; maxObjects ${r.max_objects}, ${r.round_trips} SOAP round trips)\n` +
     `  govmomi decode-only, same page size (${r.max_objects}): ${f0(r.govmomi_decoded_ms)} ms  (${r.govmomi_pages} page(s))\n` +
     `  govmomi decode-only, best page size (${b.max_objects}): ${f0(b.decoded_ms)} ms  (${b.pages} page(s); tried ${r.max_objects} and ${sweep})\n` +

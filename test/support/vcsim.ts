@@ -16,7 +16,7 @@ import { envSecretSource, type SecretSource } from '../../src/core/secrets.js';
 import type { TargetConfig } from '../../src/vsphere/target-config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const LAUNCHER_SRC = join(ROOT, 'test', 'vcsim', 'launcher', 'main.go');
+const LAUNCHER_SRC = ['main.go', 'paging.go'].map((f) => join(ROOT, 'test', 'vcsim', 'launcher', f));
 const BUILD_DIR = join(ROOT, '.vcsim-build');
 const BINARY = join(BUILD_DIR, 'vcsim-launcher');
 const GOPATH = '/usr/share/gocode';
@@ -34,7 +34,7 @@ export function buildVcsimLauncher(): string {
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.error || go.status !== 0) throw new Error(`vcsim: the 'go' command is missing. ${INSTALL_HINT}`);
   if (!existsSync(GOVMOMI)) throw new Error(`vcsim: govmomi sources not found at ${GOVMOMI}. ${INSTALL_HINT}`);
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(LAUNCHER_SRC).mtimeMs) return BINARY;
+  if (existsSync(BINARY) && LAUNCHER_SRC.every((f) => statSync(BINARY).mtimeMs >= statSync(f).mtimeMs)) return BINARY;
   mkdirSync(BUILD_DIR, { recursive: true });
   // Parallel test files may build at once: each writes its own file, the rename is atomic.
   const tmp = `${BINARY}.${process.pid}.tmp`;
@@ -68,6 +68,9 @@ export interface VcsimOptions {
   tls?: boolean;
   /** Per-method delays in ms, e.g. { RetrievePropertiesEx: 300 }. */
   delays?: Record<string, number>;
+  /** Honour RetrieveOptions.maxObjects with tokens and ContinueRetrievePropertiesEx, as a vCenter
+   *  does (test/vcsim/launcher/paging.go); Debian's vcsim answers every retrieval in one page. */
+  pageResults?: boolean;
 }
 
 export interface Vcsim {
@@ -117,6 +120,7 @@ export async function startVcsim(opts: VcsimOptions = {}): Promise<Vcsim> {
   if (opts.instanceUuid) args.push('-uuid', opts.instanceUuid);
   if (opts.sessionIdleTimeout) args.push('-idle', opts.sessionIdleTimeout);
   if (opts.tls) args.push('-tls-cert', LAB_TLS.cert, '-tls-key', LAB_TLS.key);
+  if (opts.pageResults) args.push('-page-results');
   if (opts.delays) args.push('-delay', Object.entries(opts.delays).map(([k, v]) => `${k}=${v}`).join(','));
   // Datastore folders on tmpfs: every VM writes files, and a disk makes big models slow.
   const shm = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();

@@ -80,6 +80,7 @@ func main() {
 	certFile := flag.String("tls-cert", "", "PEM certificate: serve https with it")
 	keyFile := flag.String("tls-key", "", "PEM private key for -tls-cert")
 	delays := flag.String("delay", "", "per-method delays, e.g. RetrievePropertiesEx=300,PowerOnVM_Task=50")
+	pageResults := flag.Bool("page-results", false, "honour RetrieveOptions.maxObjects with tokens and ContinueRetrievePropertiesEx (paging.go)")
 	flag.Parse()
 
 	m := simulator.VPX()
@@ -97,6 +98,9 @@ func main() {
 	}
 	defer m.Remove()
 
+	if *pageResults {
+		installPagingCollector()
+	}
 	if *uuid != "" {
 		si := simulator.Map.Get(vim25.ServiceInstance).(*simulator.ServiceInstance)
 		si.Content.About.InstanceUuid = *uuid
