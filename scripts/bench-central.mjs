@@ -27,9 +27,9 @@ const SECONDS = Math.min(60, Number(process.env.BENCH_SECONDS ?? 10));
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const { startLab } = await dist('lab/lab-mode.js');
-const { startRuntime } = await dist('runtime.js');
+const { startRuntime } = await dist('app/runtime.js');
 const { envSecretSource } = await dist('core/secrets.js');
-const { verifyPgAudit } = await dist('store/pg/pg-audit-verify.js');
+const { verifyPgAudit } = await dist('state/pg/audit-verify.js');
 
 const lab = await startLab({ stateDir: mkdtempSync(join(tmpdir(), 'zr-bench-central-')), env: {}, fillerVms: 200 });
 const config = { ...lab.config, settings: { ...lab.config.settings, auditLogPath: join(mkdtempSync(join(tmpdir(), 'zr-bench-audit-')), 'audit.jsonl') } };

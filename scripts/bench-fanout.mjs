@@ -19,7 +19,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
 const { startLab } = await dist('lab/lab-mode.js');
-const { startRuntime } = await dist('runtime.js');
+const { startRuntime } = await dist('app/runtime.js');
 const { envSecretSource } = await dist('core/secrets.js');
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);

@@ -45,7 +45,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
 const { startLab, LAB_CA_FILE, LAB_POLICY_FILE } = await dist('lab/lab-mode.js');
-const { startRuntime } = await dist('runtime.js');
+const { startRuntime } = await dist('app/runtime.js');
 const { envSecretSource } = await dist('core/secrets.js');
 const { readSettings } = await dist('config/settings.js');
 const { EMPTY_APP_CONFIG } = await dist('config/load.js');

@@ -13,7 +13,7 @@
 //   stdio start do not load them.
 // - the MCP SDK's `_shims` module (server and client) is replaced by scripts/lazy-sdk-shims.mjs,
 //   whose default validator loads the SDK's Ajv on first use instead of at startup;
-// - src/tools/precomputed-schemas.ts is replaced by the built-in tools' JSON schemas, converted
+// - src/mcp/listing/precomputed-schemas.ts is replaced by the built-in tools' JSON schemas, converted
 //   here (scripts/precompute-schemas.mjs) instead of at every start.
 // The unbundled tree stays in dist/ for the scripts and tests that import single modules.
 import { rmSync, readdirSync } from 'node:fs';
@@ -58,7 +58,7 @@ const lazyAjv = {
 };
 
 // The built-in tools' JSON schemas, converted now instead of at every start.
-const PRECOMPUTED = join(src, 'tools', 'precomputed-schemas.ts');
+const PRECOMPUTED = join(src, 'mcp', 'listing', 'precomputed-schemas.ts');
 const schemasSource = schemasModule(await precomputeSchemas(dist));
 const precomputedSchemas = {
   name: 'precomputed-schemas',

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const assets = ['lab/tls', 'lab/lab-policy.yaml', 'dashboard/static', 'store/pg/migrations'];
+const assets = ['lab/tls', 'lab/lab-policy.yaml', 'dashboard/static', 'state/pg/migrations'];
 for (const rel of assets) {
   const from = join(root, 'src', rel);
   if (existsSync(from)) cpSync(from, join(root, 'dist', rel), { recursive: true });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ALL_TOOLS } from '../dist/tools/all-tools.js';
 import { labTools } from '../dist/lab/lab-tools.js';
 import { GuestFileSystems } from '../dist/lab/guest-files.js';
-import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../dist/tools/tool-docs.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../dist/mcp/listing/tool-docs.js';
 
 const path = fileURLToPath(new URL(`../${TOOL_REFERENCE_PATH}`, import.meta.url));
 let before = '';

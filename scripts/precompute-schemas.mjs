@@ -1,6 +1,6 @@
 // Build step (called by scripts/bundle.mjs): the JSON schemas `listed` would convert from the
 // built-in tools' zod declarations at every start, converted once here from tsc's unbundled dist/
-// tree, as the source of the module that stands in for src/tools/precomputed-schemas.ts in the
+// tree, as the source of the module that stands in for src/mcp/listing/precomputed-schemas.ts in the
 // bundle. Built-in means ALL_TOOLS and lab mode's own tools (the only declarations a bundled
 // process registers besides the gateway's, which bring their own JSON schemas).
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ export async function precomputeSchemas(dist) {
   const [{ ALL_TOOLS }, { labTools }, { listedSchemas }] = await Promise.all([
     load('tools/all-tools.js'),
     load('lab/lab-tools.js'),
-    load('tools/registry.js'),
+    load('mcp/listing/registry.js'),
   ]);
   // The lab's tools read their guests only when called; the schemas do not depend on them.
   const tools = [...ALL_TOOLS, ...labTools(undefined)];

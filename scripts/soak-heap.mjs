@@ -16,7 +16,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
 const { startLab } = await dist('lab/lab-mode.js');
-const { startRuntime } = await dist('runtime.js');
+const { startRuntime } = await dist('app/runtime.js');
 const { envSecretSource } = await dist('core/secrets.js');
 
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 10);

@@ -18,7 +18,7 @@ if (typeof globalThis.gc !== 'function' || !process.send) {
 }
 const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
 const [{ startLab }, { startRuntime }, { envSecretSource }, { serveHttp }, { loadHttpConfig }] = await Promise.all([
-  dist('lab/lab-mode.js'), dist('runtime.js'), dist('core/secrets.js'), dist('http/serve-http.js'), dist('http/http-config.js'),
+  dist('lab/lab-mode.js'), dist('app/runtime.js'), dist('core/secrets.js'), dist('app/serve-http.js'), dist('mcp/http/http-config.js'),
 ]);
 
 const HOSTILE = fileURLToPath(new URL('../test/support/hostile-downstream-server.mjs', import.meta.url));

@@ -2,10 +2,10 @@
 // The only file that touches the process: flags and environment -> configuration -> (stdio: the
 // MCP session opens here) -> logger -> runtime -> serving. Shutdown (stdin end, SIGINT, SIGTERM) closes vendor sessions, unmounts the FLR
 // sessions this process opened and flushes the audit log.
-import { HELP, labFromEnvironment, parseArgs } from './cli.js';
-import { VERSION } from './version.js';
+import { HELP, labFromEnvironment, parseArgs } from './app/cli.js';
+import { VERSION } from './core/version.js';
 import type { LoadedConfig } from './config/load.js';
-import type { Runtime, RuntimeOptions } from './runtime.js';
+import type { Runtime, RuntimeOptions } from './app/runtime.js';
 import type { SecretSource } from './core/secrets.js';
 import type { Logger } from './core/logger.js';
 
@@ -38,11 +38,11 @@ async function main(): Promise<number> {
   // A separate command, loaded only when asked for: `audit verify FILE...` checks the hash chain.
   // No MCP transport exists in that process, so its report is stdout, as for `check`.
   if (process.argv[2] === 'audit') {
-    const { runAuditCommand } = await import('./audit/verify-command.js');
+    const { runAuditCommand } = await import('./commands/audit-verify/verify-command.js');
     return runAuditCommand(process.argv.slice(3), (s) => process.stdout.write(s), (s) => process.stderr.write(s), process.env);
   }
   if (process.argv[2] === 'downstream') {
-    const { runDownstreamCommand } = await import('./downstream/accept-command.js');
+    const { runDownstreamCommand } = await import('./commands/downstream-accept/accept-command.js');
     return runDownstreamCommand(process.argv.slice(3), (s) => process.stdout.write(s), (s) => process.stderr.write(s), process.env);
   }
   const opts = parseArgs(process.argv.slice(2));
@@ -67,9 +67,9 @@ async function main(): Promise<number> {
   if (labFromEnvironment(env)) opts.lab = true;
   // HTTP mode's modules (the transport, jose, pg) are imported only in HTTP mode. `check` reports
   // the HTTP settings in its table instead of stopping at the first one refused.
-  let http: import('./http/http-config.js').HttpConfig | undefined;
+  let http: import('./mcp/http/http-config.js').HttpConfig | undefined;
   if (opts.command !== 'check' && (opts.http || env.MCP_TRANSPORT?.toLowerCase() === 'http')) {
-    const { loadHttpConfig } = await import('./http/http-config.js');
+    const { loadHttpConfig } = await import('./mcp/http/http-config.js');
     try {
       http = loadHttpConfig(env, opts.insecureLocal);
     } catch (err) {
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
 
   if (opts.command === 'check') {
     // The logger only says the configuration's warnings here; the check reports on stdout.
-    const [, { runCheck }] = await Promise.all([startLogger(run), import('./check/run-check.js')]);
+    const [, { runCheck }] = await Promise.all([startLogger(run), import('./commands/check/run-check.js')]);
     const code = await runCheck({ config, secrets, json: opts.json, out: process.stdout, env: run.env, zerto: opts.zerto, bundle: opts.bundle });
     await run.stopLab?.();
     return code;
@@ -118,7 +118,7 @@ type Prepared = { ok: true; run: Startup } | { ok: false; message: string };
  * The configuration (or, with --lab, the simulated lab and its configuration) and the secrets:
  * everything the runtime starts from. `ok: false` carries every problem, ready to print.
  */
-async function prepare(opts: ReturnType<typeof parseArgs>, baseEnv: Record<string, string | undefined>, http: import('./http/http-config.js').HttpConfig | undefined): Promise<Prepared> {
+async function prepare(opts: ReturnType<typeof parseArgs>, baseEnv: Record<string, string | undefined>, http: import('./mcp/http/http-config.js').HttpConfig | undefined): Promise<Prepared> {
   const [{ loadConfiguration }, { ConfigError, formatProblems }, { envSecretSource }, { withFileCredentials }] = await Promise.all([
     import('./config/load.js'),
     import('./config/problems.js'),
@@ -178,7 +178,7 @@ interface Startup {
 
 /** pino to stderr, loaded only now (stdio has answered `initialize` by then); the config's warnings go first. */
 async function startLogger(run: Startup): Promise<Logger> {
-  const { createLogger } = await import('./log.js');
+  const { createLogger } = await import('./app/log.js');
   const logger = createLogger(run.config.settings.logLevel, () => run.secrets.knownValues());
   for (const w of run.config.warnings) logger.warn({}, w);
   for (const n of run.config.notices) logger.info({}, n);
@@ -204,7 +204,7 @@ async function startFailure(run: Startup | undefined, err: unknown): Promise<str
  * starts when stdin ends (`< /dev/null` checks a setup: a refused one exits 1).
  */
 async function serveStdio(startup: () => Promise<Prepared>, listChanged: boolean, lab: boolean): Promise<number> {
-  const { openStdioConnection } = await import('./mcp/stdio-connection.js');
+  const { openStdioConnection } = await import('./mcp/stdio/stdio-connection.js');
   let run: Startup | undefined;
   let logger: Logger | undefined;
   let runtime: Runtime | undefined;
@@ -247,7 +247,7 @@ async function serveStdio(startup: () => Promise<Prepared>, listChanged: boolean
     if (!prepared.ok) throw new Error(prepared.message);
     const ready = prepared.run;
     run = ready;
-    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(ready), import('./runtime.js')]);
+    const [startedLogger, { startRuntime }] = await Promise.all([startLogger(ready), import('./app/runtime.js')]);
     logger = startedLogger;
     runtime = await startRuntime({ config: ready.config, secrets: ready.secrets, logger, ...ready.runtimeOptions, openedSession: connection.openedSession });
     // A one-shot client's first tools/list holds the downstream servers that start quickly (bounded).
@@ -299,8 +299,8 @@ function exitWhenWritten(code: number): void {
 }
 
 /** HTTP mode: the runtime starts, then the endpoint listens; a failure of either exits 1. */
-async function serveHttp(run: Startup, http: import('./http/http-config.js').HttpConfig): Promise<number> {
-  const [logger, { startRuntime }] = await Promise.all([startLogger(run), import('./runtime.js')]);
+async function serveHttp(run: Startup, http: import('./mcp/http/http-config.js').HttpConfig): Promise<number> {
+  const [logger, { startRuntime }] = await Promise.all([startLogger(run), import('./app/runtime.js')]);
   let runtime: Runtime;
   try {
     runtime = await startRuntime({ config: run.config, secrets: run.secrets, logger, ...run.runtimeOptions });
@@ -311,7 +311,7 @@ async function serveHttp(run: Startup, http: import('./http/http-config.js').Htt
   }
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => (stopping ??= stopRuntime(run, runtime, logger, reason));
-  const { serveHttp: listen } = await import('./http/serve-http.js');
+  const { serveHttp: listen } = await import('./app/serve-http.js');
   let endpoint: Awaited<ReturnType<typeof listen>>;
   try {
     endpoint = await listen(runtime, http, logger);

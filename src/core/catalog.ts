@@ -3,7 +3,7 @@
 // vSphere tools, guarded implicitly), config.json (the operator's) and added at run time by the
 // agent. Only added entries can be removed, and they live in a store of their own, never in the
 // operator's config.json: a state file beside the audit log (catalog-file-store.ts), or the
-// shared PostgreSQL table in central mode (store/pg/pg-catalog-store.ts).
+// shared PostgreSQL table in central mode (state/pg/catalog-store.ts).
 // - Every read asks the store, so an entry added by another process (or instance) is guarded here
 //   at once; a store that cannot answer rejects, and the guard and the gateway fail closed on it.
 // - Every change runs under the store's lock against what the store holds then, so two writers

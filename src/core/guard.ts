@@ -1,5 +1,5 @@
 // The guard is a port: the pipeline asks it to pin a Zerto checkpoint for the VMs a change will
-// touch, and server.ts wires it to the Zerto client. core/ knows nothing of Zerto's API.
+// touch, and app/build-server.ts wires it to the Zerto client. core/ knows nothing of Zerto's API.
 import type { CheckpointMode } from '../config/policy-file.js';
 import { AppError, toPublicError } from './errors.js';
 import { ownText } from './own-text.js';

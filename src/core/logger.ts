@@ -1,5 +1,5 @@
 // The one logger shape every layer takes (pino's, reduced to what we call). main.ts builds the real
-// one (src/log.ts: stderr only, secrets cut out); vendor clients, the dashboard and the tests take
+// one (src/app/log.ts: stderr only, secrets cut out); vendor clients, the dashboard and the tests take
 // this interface, so nothing depends on pino itself.
 
 export interface Logger {

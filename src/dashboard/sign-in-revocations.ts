@@ -1,7 +1,7 @@
 // What a sealed cookie cannot say about itself: that it was used up. A login cookie is spent by
 // its callback (a replayed callback must fail), a session cookie by its sign-out (a copy of the
 // cookie must not outlive the sign-out). Kept in PostgreSQL in central mode, so every instance
-// honours what another recorded (store/pg/pg-sign-in-revocations.ts), and here in memory for a
+// honours what another recorded (state/pg/sign-in-revocation-store.ts), and here in memory for a
 // single process.
 
 export type RevocationKind = 'login' | 'session';

@@ -8,7 +8,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import type { DownstreamServerConfig } from '../config/downstream-config.js';
 import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import type { DownstreamResult, DownstreamTool } from './downstream-tool.js';
 import { listToolsBounded, ListingRefused } from './bounded-listing.js';
 import { ownText } from '../core/own-text.js';

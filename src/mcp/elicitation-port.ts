@@ -5,10 +5,10 @@
 // `input_required` result (SEP-2322) and the client's retry carries the answer, with the
 // proposal's id as `requestState`; the question rides on the call's outcome like any other
 // input_required (tool-handlers.ts answerOf). The pipeline sees only the SDK-free port
-// (tools/human-approval.ts).
+// (pipeline/human-approval.ts).
 import { randomUUID } from 'node:crypto';
 import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
-import type { HumanAnswer, HumanApprovalPort, HumanQuestion } from '../tools/human-approval.js';
+import type { HumanAnswer, HumanApprovalPort, HumanQuestion } from '../pipeline/human-approval.js';
 import type { RequestingClient } from '../tools/requesting-client.js';
 import type { InputRequired } from '../tools/tool-result.js';
 

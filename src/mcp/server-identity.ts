@@ -4,8 +4,8 @@
 // Server class are all that takes.
 import { Server } from '@modelcontextprotocol/server';
 import type { LoadedConfig } from '../config/load.js';
-import { SERVER_INSTRUCTIONS } from '../instructions.js';
-import { VERSION } from '../version.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { VERSION } from '../core/version.js';
 
 /** The revisions served: 2026-07-28 through server/discover, the 2025 ones through initialize (newest first). */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;

@@ -10,17 +10,17 @@ import { toPublicError, type AppError } from '../core/errors.js';
 import { mcpIdentity } from '../core/identity.js';
 import { principalOf, type Principal } from '../core/principal.js';
 import type { AnyTool } from '../tools/define.js';
-import { runTool } from '../tools/pipeline.js';
-import type { listed } from '../tools/registry.js';
+import { runTool } from '../pipeline/index.js';
+import type { listed } from './listing/registry.js';
 import { traceparentOf, type RequestingClient } from '../tools/requesting-client.js';
 import type { ToolServices } from '../tools/services.js';
 import type { InputRequired, ToolResult } from '../tools/tool-result.js';
-import type { ToolOutcome } from '../tools/pipeline-call.js';
-import { unknownToolMessage } from '../tools/unknown-tool.js';
+import type { ToolOutcome } from '../pipeline/call.js';
+import { unknownToolMessage } from './listing/unknown-tool.js';
 import type { Settings } from '../config/settings.js';
 import type { SecretSource } from '../core/secrets.js';
 import type { InFlightCalls } from './in-flight-calls.js';
-import { render } from './render.js';
+import { render } from './output/render.js';
 import { elicitationPort } from './elicitation-port.js';
 
 /** The tools a server answers for: fixed ones, and the gateway's, rebuilt when they change. */
@@ -76,7 +76,7 @@ export interface DynamicTools {
   whyMissing?(name: string): AppError | undefined;
 }
 
-/** What the handlers read of the server's dependencies (server.ts's ServerDeps has them all). */
+/** What the handlers read of the server's dependencies (app/build-server.ts's ServerDeps has them all). */
 export interface ToolHandlerDeps {
   settings: Settings;
   secrets: SecretSource;
@@ -148,7 +148,7 @@ function wire(result: ToolResult): CallToolResult {
  * What a call answers: its rendered outcome, or, when the outcome asks a human and this client can
  * show a form, the input_required result (the SDK turns it into elicitation/create on a 2025-era
  * connection). The one seam for every question: a refusal a human can lift, and the approval of
- * `approval: human` on 2026-07-28 (tools/human-approval.ts). A client that cannot elicit gets the
+ * `approval: human` on 2026-07-28 (pipeline/human-approval.ts). A client that cannot elicit gets the
  * rendered outcome, which says what to do instead.
  */
 export function answerOf(outcome: ToolOutcome, client: RequestingClient, rendered: (o: ToolOutcome) => ToolResult): ToolResult | InputRequired {

@@ -4,7 +4,7 @@
 // preconditions (single target, two-phase, guard, safety snapshot), so handlers hold no
 // cross-cutting logic. The shape is documented in docs/ARCHITECTURE.md ("Declaring a tool").
 import type { Via } from '../core/identity.js';
-import type { HumanApprovalPort } from './human-approval.js';
+import type { HumanApprovalPort } from '../pipeline/human-approval.js';
 import type { Principal } from '../core/principal.js';
 import type { z } from 'zod';
 import type { Category, PolicyFile } from '../config/policy-file.js';
@@ -14,8 +14,8 @@ import type { Renderer, ToolResult } from './tool-result.js';
 import type { RequestingClient } from './requesting-client.js';
 import type { ChangePatch, RunningWork } from '../core/change-record.js';
 import type { ToolServices } from './services.js';
-import type { SafetySnapshot } from './vsphere/safety-snapshot.js';
-import type { ToolOutcome } from './pipeline-call.js';
+import type { SafetySnapshot } from '../pipeline/safety-snapshot.js';
+import type { ToolOutcome } from '../pipeline/call.js';
 import type { BeforeState, UndoItem } from '../core/undo-item.js';
 import type { GuestPathTouched } from '../downstream/guest-paths.js';
 import type { Toolset } from './toolsets.js';
@@ -111,7 +111,7 @@ export interface CallContext {
   /** The MCP client that asked (absent for the dashboard's own calls). */
   client?: RequestingClient;
   /**
-   * Set while a change is followed by the change watcher (tools/change-watcher.ts): a handler
+   * Set while a change is followed by the change watcher (pipeline/change-watcher.ts): a handler
    * says what it is waiting for (a vSphere task, an FLR session), so the `running` answer, get_change
    * and the next process after a crash know it. `workBudgetMs`: the budget of one wait, longer than
    * a call's because the call has answered and the server owns the wait.

@@ -1,20 +1,20 @@
-// What tool handlers and the pipeline can reach. Built once by server.ts (buildServer) and passed
+// What tool handlers and the pipeline can reach. Built once by app/build-server.ts (buildServer) and passed
 // to every call; tests build it with the lab behind it.
 import type { Settings } from '../config/settings.js';
 import type { TargetEntry } from '../config/targets.js';
 import type { PolicySource } from '../config/policy-store.js';
 import type { ProposalStore } from '../core/confirmation-store.js';
-import type { AuditSink } from '../core/audit-writer.js';
+import type { AuditSink } from '../audit/audit-writer.js';
 import type { RateBudget } from '../core/rate-limiter.js';
 import type { CheckpointGuard } from '../core/guard.js';
 import type { SecretSource } from '../core/secrets.js';
-import type { PendingCall } from './pending-call.js';
+import type { PendingCall } from '../pipeline/pending-call.js';
 import type { TargetPool } from '../vsphere/target-pool.js';
-import type { ZertoServices } from './zerto/services.js';
+import type { ZertoServices } from '../zerto/zerto-services.js';
 import type { MutatingCatalog } from '../core/catalog.js';
 import type { Logger } from '../core/logger.js';
 import type { VmLocator } from '../zerto/index.js';
-import type { ChangeWatcher } from './change-watcher.js';
+import type { ChangeWatcher } from '../pipeline/change-watcher.js';
 import type { GuestFileGateway } from '../downstream/forward.js';
 import type { TargetRef } from './define.js';
 

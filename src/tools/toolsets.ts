@@ -14,7 +14,7 @@ import type { AnyTool } from './define.js';
  * servers behind this one (config.json); `lab` is not: in --lab the gateway's guestfs tools are how
  * the agent changes a guest's files, and the lab_* stand-ins for the advisory path are asked for
  * with `--toolsets default,lab`. A `note` says when a set's tools exist at all. The tool reference
- * (scripts/gen-tool-docs.mjs, tools/tool-docs.ts) is generated from it.
+ * (scripts/gen-tool-docs.mjs, mcp/listing/tool-docs.ts) is generated from it.
  */
 export const TOOLSETS = [
   { id: 'vsphere_read', surface: 'vsphere', default: true, description: 'Inventory reads: VMs and their details and snapshots; lists of hosts, clusters, datastores.' },

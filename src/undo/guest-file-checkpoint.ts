@@ -3,8 +3,8 @@
 // lookup), and the VM's protection across the configured Zerto sites.
 import type { PinnedCheckpoint } from '../core/guard.js';
 import type { GuestPathTouched } from '../downstream/guest-paths.js';
-import { findProtectionAnywhere, type FoundAnywhere } from '../tools/zerto/protection.js';
-import type { ZertoServices } from '../tools/zerto/services.js';
+import { findProtectionAnywhere, type FoundAnywhere } from '../zerto/protection.js';
+import type { ZertoServices } from '../zerto/zerto-services.js';
 import type { CheckpointQuery } from '../zerto/index.js';
 import type { PinnedCheckpointRef } from './guest-file-restore.js';
 

@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger.js';
 import type { DownstreamResult } from '../downstream/downstream-tool.js';
 import type { GuestFileGateway } from '../downstream/forward.js';
 import { toDownstreamPath, type GuestPathTouched } from '../downstream/guest-paths.js';
-import type { ZertoServices } from '../tools/zerto/services.js';
+import type { ZertoServices } from '../zerto/zerto-services.js';
 import { siteClientLookup, withFlrMount, type MountedCheckpoint } from '../zerto/index.js';
 import { parseGuestPath } from '../zerto/guest-path.js';
 import { findVm, type VmCheckpoint } from './guest-file-checkpoint.js';

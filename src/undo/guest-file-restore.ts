@@ -18,7 +18,7 @@ import type { Logger } from '../core/logger.js';
 import type { GuestFileGateway } from '../downstream/forward.js';
 import type { GuestPathTouched } from '../downstream/guest-paths.js';
 import type { ToolServices } from '../tools/services.js';
-import type { ZertoServices } from '../tools/zerto/services.js';
+import type { ZertoServices } from '../zerto/zerto-services.js';
 import { firstPlaceableCandidate, flrCandidates, siteClientLookup, type CheckpointQuery } from '../zerto/index.js';
 import { checkpointOf, findVm, type VmCheckpoint } from './guest-file-checkpoint.js';
 import { putBackInMount, type PutBackItem } from './guest-file-put-back.js';

@@ -286,7 +286,7 @@ export class ZvmClient {
   }
 
   /**
-   * A read-only GET answered as raw JSON, for `check --zerto` (src/check/zerto-probe.ts), which
+   * A read-only GET answered as raw JSON, for `check --zerto` (src/commands/check/zerto-probe.ts), which
    * compares it with the schemas itself. Auth, retries and error mapping are the normal ones.
    */
   async probeGet(path: string, query: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<unknown> {

@@ -84,7 +84,7 @@ export async function withFlrMount<T>(client: ZvmClient, args: FlrMountArgs, use
   progress('mounting', `Mounting the checkpoint: ${candidates.map((c) => `VPG ${c.vpg.name} (checkpoint ${c.checkpoint.CheckpointIdentifier})`).join(', then ')}`);
   // From here on `flr` is the ZVM that holds the session: browse, download and unmount go there.
   // Each mount request is recorded before it goes out, and the session once it is answered: a
-  // crash at any point leaves a record the next start ends the mount by (wiring/flr-orphans.ts).
+  // crash at any point leaves a record the next start ends the mount by (app/startup/flr-orphans.ts).
   const mount = await mountFirstCandidate(clientOf, candidates, protection.vm.vm_identifier, {
     recoverySite: args.recoverySite, signal: args.signal, onAttempt: (m) => progress('mounting', m),
     recorderFor: (c) => args.sessionRegistry?.mountRecorder({

@@ -1,6 +1,6 @@
 // FLR sessions as the agent sees them: what each ZVM reports, joined with what this server
 // recorded. `opened_by_this_server` = recorded in the state file; `orphaned` = recorded, but its
-// opener (a server process) is gone: startup ends those (wiring/flr-orphans.ts), so one is listed
+// opener (a server process) is gone: startup ends those (app/startup/flr-orphans.ts), so one is listed
 // only while that has not happened or the ZVM refused. Ending a session this server did not open
 // needs `force`: it may be an administrator's restore in progress.
 
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import type { ZvmClient } from './client.js';
-import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } from './flr-session-store.js';
+import { FlrSessionStore, type FlrSessionRegistryStore, type StoredFlrSession } from '../state/files/flr-session-file-store.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
 import type { MountRecorder } from './flr-site.js';

@@ -18,4 +18,4 @@ export { recoverFile, type RecoverFileArgs, type RecoverFileResult, type Recover
 export { withFlrMount, type DownloadedFile, type FlrMountArgs, type MountedCheckpoint } from './flr-mount.js';
 export { FlrSessionRegistry, type ClientLookup, type FlrSessionRegistryOptions, type FlrSessionView } from './flr-sessions.js';
 export { unmountFlrSession, type UnmountReport } from './flr-unmount.js';
-export type { StoredFlrSession } from './flr-session-store.js';
+export type { StoredFlrSession } from '../state/files/flr-session-file-store.js';

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { AppError } from '../core/errors.js';
-import { writeNewFileUnder } from '../core/safe-write.js';
+import { writeNewFileUnder } from '../state/files/safe-write.js';
 import type { ZvmClient } from './client.js';
 import type { UnmountReport } from './flr-unmount.js';
 import { findProtection, type FoundProtection } from './find-protection.js';

@@ -1,4 +1,4 @@
-// The port find-protection uses to reach vSphere. server.ts wires it to the vSphere TargetPool;
+// The port find-protection uses to reach vSphere. app/build-server.ts wires it to the vSphere TargetPool;
 // Zerto-only deployments pass nothing, and find-protection then matches names and identifiers only
 // and says that hostname and IP lookups need vSphere.
 

@@ -7,9 +7,9 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AuditWriter, type AuditRecord } from '../../src/core/audit-writer.js';
-import { lineHash } from '../../src/core/audit/chain.js';
-import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { AuditWriter, type AuditRecord } from '../../src/audit/audit-writer.js';
+import { lineHash } from '../../src/audit/chain.js';
+import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { tempDir } from '../support/harness.js';
 
 const rec = (id: string, extra: Partial<AuditRecord> = {}): AuditRecord => ({ id, target: 't', tool: 'power_on_vm', phase: 'call', identity: 'c/1', ...extra });

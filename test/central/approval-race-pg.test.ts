@@ -3,9 +3,9 @@
 // as from two servers) give one taker; the others are told why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { Db } from '../../src/store/pg/pg-db.js';
-import { HeldWrites } from '../../src/store/pg/held-writes.js';
-import { PgProposalStore } from '../../src/store/pg/pg-proposal-store.js';
+import { Db } from '../../src/state/pg/db.js';
+import { HeldWrites } from '../../src/state/pg/held-writes.js';
+import { PgProposalStore } from '../../src/state/pg/proposal-store.js';
 import { ConfirmationStore, type ProposalStore } from '../../src/core/confirmation-store.js';
 import type { Approver } from '../../src/core/approval.js';
 import { silentLogger } from '../support/harness.js';

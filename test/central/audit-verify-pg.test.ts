@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Db } from '../../src/store/pg/pg-db.js';
-import { PgAuditSink } from '../../src/store/pg/pg-audit-sink.js';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
+import { Db } from '../../src/state/pg/db.js';
+import { PgAuditSink } from '../../src/state/pg/audit-sink.js';
+import { verifyPgAudit } from '../../src/state/pg/audit-verify.js';
 import { silentLogger } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 

@@ -4,13 +4,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLab, type TestLab } from '../../src/lab/testing/index.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
-import type { CentralOptions } from '../../src/store/pg/central-state.js';
+import { serveHttp } from '../../src/app/serve-http.js';
+import { loadHttpConfig } from '../../src/mcp/http/http-config.js';
+import type { McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
+import type { CentralOptions } from '../../src/state/pg/central-state.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 import { ALL_SCOPES, startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
 import { connectHttpClient, type HttpMcpClient } from '../support/http-client.js';

@@ -4,12 +4,12 @@
 // hash-chained audit table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestLab } from '../../src/lab/testing/index.js';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
+import { verifyPgAudit } from '../../src/state/pg/audit-verify.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';
 import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
-import { confirmProposal } from '../../src/tools/pipeline.js';
+import { confirmProposal } from '../../src/pipeline/index.js';
 
 // approval: single: most tests here are about the model's confirm across instances; the four-eyes
 // rule is the exception (its colleague approves in the dashboard's path, the web channel).

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { ok, startCentral, type Central, type Instance } from './central-fixture.js';
-import { PgChangeStore } from '../../src/store/pg/pg-change-store.js';
+import { PgChangeStore } from '../../src/state/pg/change-store.js';
 import type { ChangeRecord } from '../../src/core/change-record.js';
 
 const POLICY = `

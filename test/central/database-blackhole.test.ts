@@ -6,7 +6,7 @@
 // and the instance serves changes again by itself. The test reads the database directly.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
+import { verifyPgAudit } from '../../src/state/pg/audit-verify.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-relay.js';

@@ -7,8 +7,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestLab } from '../../src/lab/testing/index.js';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
-import { migrationFiles } from '../../src/store/pg/migrate.js';
+import { verifyPgAudit } from '../../src/state/pg/audit-verify.js';
+import { migrationFiles } from '../../src/state/pg/migrate.js';
 import { errorOf } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import type { TestPostgres } from '../support/postgres.js';

@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
+import { serveHttp } from '../../src/app/serve-http.js';
+import { loadHttpConfig } from '../../src/mcp/http/http-config.js';
+import type { McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
 import { errorOf, silentLogger } from '../support/harness.js';
 import { connectHttpClient } from '../support/http-client.js';
 import { startProviderIdp, type ProviderIdp } from '../support/oidc-provider-idp.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPgAudit } from '../../src/store/pg/pg-audit-verify.js';
+import { verifyPgAudit } from '../../src/state/pg/audit-verify.js';
 import { errorOf, tempDir } from '../support/harness.js';
 import type { HttpMcpClient } from '../support/http-client.js';
 import { ok, startCentral, type Central, type Instance } from './central-fixture.js';

@@ -1,5 +1,5 @@
 // The bundle (dist/main.js) serves tool schemas converted at build time (scripts/bundle.mjs,
-// src/tools/precomputed-schemas.ts) instead of converting the zod declarations at startup. These
+// src/mcp/listing/precomputed-schemas.ts) instead of converting the zod declarations at startup. These
 // checks hold that table to the runtime conversion of the source: the built server started as a
 // user starts it lists, for every built-in tool, exactly the schemas `listed` converts here, and
 // the bundle really carries the table (a build that lost it would still pass the first check, only
@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
-import { listed, listedSchemas } from '../../src/tools/registry.js';
+import { listed, listedSchemas } from '../../src/mcp/listing/registry.js';
 import { labTools } from '../../src/lab/lab-tools.js';
 import { GuestFileSystems } from '../../src/lab/guest-files.js';
 import { tempDir } from '../support/harness.js';

@@ -5,12 +5,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/tools/all-tools.js';
-import { listed } from '../../src/tools/registry.js';
-import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../../src/tools/tool-docs.js';
+import { listed } from '../../src/mcp/listing/registry.js';
+import { TOOL_REFERENCE_PATH, toolReferenceFile } from '../../src/mcp/listing/tool-docs.js';
 import { TOOLSETS, toolsetOf } from '../../src/tools/toolsets.js';
 import { labTools } from '../../src/lab/lab-tools.js';
 import { GuestFileSystems } from '../../src/lab/guest-files.js';
-import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
+import { listDownstreamTool } from '../../src/tools/gateway/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
 import { silentLogger } from '../support/harness.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MAX_ADDED, MutatingCatalog, type CatalogEntry } from '../../src/core/catalog.js';
-import { FileCatalogStore } from '../../src/core/catalog-file-store.js';
+import { FileCatalogStore } from '../../src/state/files/catalog-file-store.js';
 import { tempDir } from '../support/harness.js';
 
 const CHILD = fileURLToPath(new URL('../support/catalog-child.mjs', import.meta.url));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, startHarness, TEST_TARGETS, type Harness } from '../support/harness.js';
 import { fakeInventory, testTools } from '../support/test-tools.js';
-import { AuditWriter } from '../../src/core/audit-writer.js';
+import { AuditWriter } from '../../src/audit/audit-writer.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AuditWriter } from '../../src/core/audit-writer.js';
+import { AuditWriter } from '../../src/audit/audit-writer.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { redact, redactString, redactValues, REDACTED } from '../../src/core/redact.js';
 import { tempDir } from '../support/harness.js';

@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertDashboardConfig } from '../../src/dashboard/server.js';
-import { dashboardPorts } from '../../src/wiring/dashboard-ports.js';
-import type { BuiltServer } from '../../src/server.js';
+import { dashboardPorts } from '../../src/app/adapters/dashboard-ports.js';
+import type { BuiltServer } from '../../src/app/build-server.js';
 import { tempDir } from '../support/harness.js';
 import { startHarness, TOKEN, type Harness } from './harness.js';
 

@@ -2,7 +2,7 @@
 // string, and the gateway's `_untrusted` marking taken out of structuredContent. Tests that check
 // what the downstream said read it through this; untrusted-downstream.test.ts checks the fencing.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { unfenced, UNTRUSTED_KEY } from '../../src/tools/untrusted.js';
+import { unfenced, UNTRUSTED_KEY } from '../../src/mcp/output/untrusted.js';
 
 export function asSent(res: CallToolResult | Record<string, unknown>): { content: unknown[]; structuredContent: unknown } {
   const content = ((res.content ?? []) as Array<{ type: string; text?: string }>).map((c) => {

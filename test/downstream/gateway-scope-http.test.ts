@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.js';
 import { connectHttpClient } from '../support/http-client.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
+import { serveHttp } from '../../src/app/serve-http.js';
+import { loadHttpConfig } from '../../src/mcp/http/http-config.js';
+import type { McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
 import { silentLogger } from '../support/harness.js';
 import { ORIGINAL_CONF } from '../tools/zerto/support.js';
 
@@ -33,7 +33,7 @@ describe('gateway tools and scopes over HTTP', () => {
   it('a read-only token: downstream reads answer, a downstream change is 403 insufficient_scope naming vsphere:change', async () => {
     const token = await idp.sign({ sub: 'reader', scope: 'vsphere:read' }, { audience: endpoint.resourceUrl });
     const root = h.lab.guestFolder!.root;
-    // Legacy era: the v2 client pinned to 2026-07-28 leaves a 403-refused call unsettled (test/http/http-auth.test.ts).
+    // Legacy era: the v2 client pinned to 2026-07-28 leaves a 403-refused call unsettled (test/mcp/http/http-auth.test.ts).
     const c = await connectHttpClient(endpoint.resourceUrl, token, 'http-test', { era: 'legacy' });
     try {
       expect((await c.call('guestfs__read_text_file', { path: join(root, 'etc/app.conf') })).isError).toBe(false);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { readSettings } from '../../src/config/settings.js';
 import { EMPTY_APP_CONFIG, type LoadedConfig } from '../../src/config/load.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
@@ -23,7 +23,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { listDownstreamTool } from '../../src/tools/downstream-tools.js';
+import { listDownstreamTool } from '../../src/tools/gateway/downstream-tools.js';
 import { DownstreamManager } from '../../src/downstream/manager.js';
 import { asSent } from './as-sent.js';
 
@@ -203,7 +203,7 @@ describe('secrets', () => {
     expect(JSON.stringify(listing.structuredContent)).toContain('API_TOKEN');
     expect(readFileSync(config.settings.auditLogPath, 'utf8')).not.toContain(secret);
     // The downstream printed it on stderr, which is logged at debug; the real logger cuts every
-    // value the secret source knows out of each line (test/server/logging.test.ts), and the
+    // value the secret source knows out of each line (test/app/log.test.ts), and the
     // expanded reference is one of them although its variable name does not look secret.
     expect(lines.some((l) => l.includes('downstream stderr') && l.includes('my token is'))).toBe(true);
     expect(envSecretSource({ ...config.app.inlineCredentials }).knownValues()).toContain(secret);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
-import { UNTRUSTED_META_KEY } from '../../src/mcp/render.js';
+import { UNTRUSTED_META_KEY } from '../../src/mcp/output/render.js';
 
 const POLICY = `
 defaults:

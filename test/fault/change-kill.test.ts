@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { startLab, type TestLab } from '../../src/lab/testing/index.js';
 import { tempDir } from '../support/harness.js';
 import { configureServerForLab, startOutsideServer, type OutsideServer } from '../support/lab-outside.js';

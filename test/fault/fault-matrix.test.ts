@@ -3,7 +3,7 @@
 // its outcome) and verifiable (the hash chain holds), and a clear error code.
 import { mkdirSync, renameSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { errorOf } from '../support/harness.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { startLab, type TestLab } from '../../src/lab/testing/index.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { labVmIdentifier } from '../../src/lab/topology.js';

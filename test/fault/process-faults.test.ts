@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { verifyAuditFiles } from '../../src/audit/verify.js';
+import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { readCallResult, tempDir } from '../support/harness.js';
 
 const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));

@@ -6,7 +6,7 @@
 // so test:full stays within a minute.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unfenced } from '../../src/tools/untrusted.js';
+import { unfenced } from '../../src/mcp/output/untrusted.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { argumentsFor } from '../support/schema-arbitrary.js';
 import { hostileDownstream } from '../support/downstream.js';

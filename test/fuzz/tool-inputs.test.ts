@@ -4,7 +4,7 @@
 // Bounded by default; FUZZ_RUNS raises the runs per tool (test:full sets it).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unfenced } from '../../src/mcp/render.js';
+import { unfenced } from '../../src/mcp/output/render.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { argumentsFor } from '../support/schema-arbitrary.js';
 

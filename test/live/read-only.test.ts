@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient } from '../support/mcp-client.js';
 import { loadConfiguration } from '../../src/config/load.js';
 import { envSecretSource } from '../../src/core/secrets.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 
 const targetsFile = process.env.LAB_TARGETS_FILE;

@@ -3,8 +3,8 @@
 // a 2025-era connection), and the rendered error, which says what to do instead, when it cannot.
 import { describe, expect, it } from 'vitest';
 import { answerOf } from '../../src/mcp/tool-handlers.js';
-import { render } from '../../src/mcp/render.js';
-import type { ToolOutcome } from '../../src/tools/pipeline-call.js';
+import { render } from '../../src/mcp/output/render.js';
+import type { ToolOutcome } from '../../src/pipeline/call.js';
 import type { RequestingClient } from '../../src/tools/requesting-client.js';
 import type { InputRequired } from '../../src/tools/tool-result.js';
 

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
+import { serveHttp } from '../../src/app/serve-http.js';
+import { loadHttpConfig } from '../../src/mcp/http/http-config.js';
+import type { McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
 import { errorOf, silentLogger } from '../support/harness.js';
-import { unfenced } from '../../src/tools/untrusted.js';
+import { unfenced } from '../../src/mcp/output/untrusted.js';
 
 const POLICY = `
 defaults: { read: allow, mutate: allow, destructive: deny, checkpoint: off, max_calls_per_minute: 10000 }

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMcpHttp, type McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
+import { startMcpHttp, type McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
 import { silentLogger, startHarness, type Harness } from '../support/harness.js';
 import { fakeInventory, testTools } from '../support/test-tools.js';
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { healthRoute } from '../../src/http/health.js';
+import { healthRoute } from '../../src/mcp/http/health.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; mcpName: string; license: string };

@@ -55,7 +55,7 @@ describe('manifest.json (Claude Desktop bundle)', () => {
       ZERTO_REWIND_CREDENTIALS_FILE: '/c/cred.json', VC_PRIMARY_USER: 'administrator@vsphere.local', VC_PRIMARY_PASSWORD: 'pw-vc',
       ZVM_PRIMARY_USER: 'zadmin', ZVM_PRIMARY_PASSWORD: 'pw-zvm',
     });
-    const read = ['src/config/settings.ts', 'src/config/credentials-file.ts', 'src/cli.ts', 'src/config/load.ts'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
+    const read = ['src/config/settings.ts', 'src/config/credentials-file.ts', 'src/app/cli.ts', 'src/config/load.ts'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     for (const name of Object.keys(cfg.env).filter((n) => !/_(USER|PASSWORD)$/.test(n))) expect(read, name).toMatch(new RegExp(`\\b${name}\\b`));
   });
 

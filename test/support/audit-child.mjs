@@ -1,7 +1,7 @@
 // Child process for the full-disk test: writes audit lines through the built AuditWriter under a
 // file-size limit (`ulimit -f`), so the kernel cuts a write short (EFBIG) exactly as a full disk
 // would. Prints one JSON line: which writes resolved and which rejected.
-import { AuditWriter } from '../../dist/core/audit-writer.js';
+import { AuditWriter } from '../../dist/audit/audit-writer.js';
 
 const [path, count, size] = process.argv.slice(2);
 const writer = new AuditWriter(path, () => []);

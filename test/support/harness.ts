@@ -7,15 +7,15 @@ import type { Client } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { connectValidatingClient } from './mcp-client.js';
-import { buildServer, type BuiltServer, type ServerDeps } from '../../src/server.js';
+import { buildServer, type BuiltServer, type ServerDeps } from '../../src/app/build-server.js';
 import { readSettings, type Settings } from '../../src/config/settings.js';
-import { AuditWriter, type AuditSink } from '../../src/core/audit-writer.js';
+import { AuditWriter, type AuditSink } from '../../src/audit/audit-writer.js';
 import { envSecretSource, type SecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore, type PolicySource } from '../../src/config/policy-store.js';
 import type { TargetEntry } from '../../src/config/targets.js';
 import type { AnyTool } from '../../src/tools/define.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { unfenced } from '../../src/tools/untrusted.js';
+import { unfenced } from '../../src/mcp/output/untrusted.js';
 
 export { silentLogger };
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectValidatingClient, type TestElicitation } from './mcp-client.js';
 import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing/index.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 import { PolicyFileStore } from '../../src/config/policy-store.js';
 import type { Logger } from '../../src/core/logger.js';

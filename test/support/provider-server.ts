@@ -5,13 +5,13 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { startLabHarness, type LabHarness } from './lab-harness.js';
-import { serveHttp } from '../../src/http/serve-http.js';
-import { loadHttpConfig } from '../../src/http/http-config.js';
-import type { McpHttpHandle } from '../../src/mcp/mcp-http-server.js';
+import { serveHttp } from '../../src/app/serve-http.js';
+import { loadHttpConfig } from '../../src/mcp/http/http-config.js';
+import type { McpHttpHandle } from '../../src/mcp/http/mcp-http-server.js';
 import { silentLogger } from './harness.js';
 import { CookieJar } from './cookie-jar.js';
 import { startProviderIdp, throughProviderPages, type ProviderIdp, type ProviderIdpOptions } from './oidc-provider-idp.js';
-import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { envSecretSource } from '../../src/core/secrets.js';
 
 export const PUBLIC_URL = 'https://mcp.team.example';

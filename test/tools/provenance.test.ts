@@ -4,7 +4,7 @@
 // dashboard approver gets neither the same identity nor a confusable one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
-import { dashboardPorts } from '../../src/wiring/dashboard-ports.js';
+import { dashboardPorts } from '../../src/app/adapters/dashboard-ports.js';
 import { errorOf } from '../support/harness.js';
 
 const FORGER = 'web-ui@127.0.0.1 (alice)';

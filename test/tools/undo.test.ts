@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabHarness } from '../support/lab-harness.js';
 import { journalFaults } from '../../src/lab/zvm/testing/faults.js';
-import { errorOf, mutatingCalls, ok, proposeAndConfirm, startChangeHarness, TEST_POLICY, vmExists, vmState } from './vsphere-change/support.js';
+import { errorOf, mutatingCalls, ok, proposeAndConfirm, startChangeHarness, TEST_POLICY, vmExists, vmState } from './vsphere/changes/support.js';
 
 const POLICY = TEST_POLICY.replace('checkpoint: off', 'checkpoint: best_effort');
 const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';

@@ -13,7 +13,7 @@ import { TargetPool } from '../../src/vsphere/target-pool.js';
 import { ZvmClient } from '../../src/zerto/client.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { withSiteDefaults } from '../../src/zerto/site-config.js';
-import { journalRecoveryDeps } from '../../src/wiring/journal-recovery-deps.js';
+import { journalRecoveryDeps } from '../../src/app/adapters/journal-recovery-deps.js';
 import {
   journalRecoveryOptions, runJournalRecovery, stopJournalFailoverTest, type JournalRecoveryDeps, type JournalRecoveryOption, type PinnedPoint,
 } from '../../src/undo/journal-recovery.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { guestfsDownstream } from '../../src/lab/lab-mode.js';
 import { ok, ORIGINAL_CONF } from '../tools/zerto/support.js';
-import { proposeAndConfirm } from '../tools/vsphere-change/support.js';
+import { proposeAndConfirm } from '../tools/vsphere/changes/support.js';
 
 const POLICY = 'defaults: { approval: single, read: allow, mutate: allow, destructive: deny, checkpoint: required }\n';
 

@@ -1,5 +1,5 @@
 // The vSphere client suite, written once and run against every simulator we have: govmomi's vcsim
-// (test/vcsim/client.test.ts) and our own lab vCenter (test/vsphere/lab-client.test.ts). Each
+// (test/vcsim/vcsim-client.test.ts) and our own lab vCenter (test/vsphere/lab-client.test.ts). Each
 // simulator is started through a factory; where producers legitimately differ (vcsim ignores
 // maxObjects, has no task collector, no customizationInfo) the factory's `capabilities` says which
 // answer to expect, and the test asserts that answer instead of skipping.

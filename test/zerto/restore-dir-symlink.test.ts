@@ -7,7 +7,7 @@ import { labVmIdentifier } from '../../src/lab/topology.js';
 import { findProtection } from '../../src/zerto/find-protection.js';
 import { pinTaggedCheckpoint } from '../../src/zerto/pin-checkpoint.js';
 import { recoverFile } from '../../src/zerto/recover-file.js';
-import { writeNewFileUnder } from '../../src/core/safe-write.js';
+import { writeNewFileUnder } from '../../src/state/files/safe-write.js';
 import { tempDir } from '../support/harness.js';
 import { labLocator, startLab, thrown, type LabHandle } from './support/lab.js';
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { ChangeIdArg } from '../args.js';
 import { defineTool } from '../define.js';
 import { tagAgentOf } from '../../core/identity.js';
-import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
-import { quoted } from '../quote.js';
+import { findProtectionAnywhere, type FoundAnywhere } from '../../zerto/protection.js';
+import { quoted } from '../../mcp/output/quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, ZertoVmArg, type ZertoResolution,

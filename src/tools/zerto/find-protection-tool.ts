@@ -2,8 +2,8 @@
 // every VPG protecting it, across the configured Zerto sites. Never picks one of several VMs.
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
-import { quoted } from '../quote.js';
+import { findProtectionAnywhere, type FoundAnywhere } from '../../zerto/protection.js';
+import { quoted } from '../../mcp/output/quote.js';
 import {
   policyTarget, SiteArg, vmAffected, vpgAffected, vsphereHomeOf, VpgOut, zertoOf, ZertoVmArg,
   type ZertoResolution, type VsphereHome,

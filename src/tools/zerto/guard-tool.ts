@@ -12,8 +12,8 @@ import { ChangeIdArg } from '../args.js';
 import { defineTool, type CallContext, type ExecContext, type PinOrder, type TargetRef } from '../define.js';
 import { tagAgentOf } from '../../core/identity.js';
 import type { PinReport } from '../../core/guard.js';
-import { findProtectionAnywhere, type FoundAnywhere } from './protection.js';
-import { quoted } from '../quote.js';
+import { findProtectionAnywhere, type FoundAnywhere } from '../../zerto/protection.js';
+import { quoted } from '../../mcp/output/quote.js';
 import {
   AgentArg, CheckpointOut, pinnedVm, pinReportOf, planOf, PinPlanOut, planVm, policyTarget, siteTarget, vmAffected, vpgAffected, vsphereHomeOf,
   zertoOf, type ZertoResolution,

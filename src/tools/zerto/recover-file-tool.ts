@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { parseGuestPath } from '../../zerto/guest-path.js';
 import { firstPlaceableCandidate, flrCandidates, recoverFile, siteClientLookup } from '../../zerto/index.js';
 import { defineTool } from '../define.js';
-import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from './protection.js';
-import type { ZertoServices } from './services.js';
-import { quoted } from '../quote.js';
+import { findProtectionAnywhere, type FoundAnywhere, type SitedVpg } from '../../zerto/protection.js';
+import type { ZertoServices } from '../../zerto/zerto-services.js';
+import { quoted } from '../../mcp/output/quote.js';
 import {
   policyTarget, siteOf, SiteArg, vmAffected, vsphereHomeOf, zertoOf, ZertoVmArg, type ZertoResolution,
 } from './zerto-common.js';

@@ -7,8 +7,8 @@ import { parseZertoVmIdentifier, planTaggedCheckpoint, uniqueVms, type PinDryRun
 import type { GuardPlan, PinReport } from '../../core/guard.js';
 import type { AffectedObject, CallContext, ExecContext, Resolution, TargetRef } from '../define.js';
 import { configuredTarget, type ToolServices } from '../services.js';
-import type { FoundAnywhere, SitedVpg } from './protection.js';
-import { siteNamed, type ZertoServices, type ZertoSite } from './services.js';
+import type { FoundAnywhere, SitedVpg } from '../../zerto/protection.js';
+import { siteNamed, type ZertoServices, type ZertoSite } from '../../zerto/zerto-services.js';
 import { ownText } from '../../core/own-text.js';
 
 export function zertoOf(ctx: { services: ToolServices }): ZertoServices {
