@@ -8,6 +8,9 @@ import { LAB_VCENTERS, LAB_ZERTO_SITES, labVmIdentifier, type LabVm, type LabVpg
 import type { LabCheckpoint } from './journal.js';
 import type { LabTask, LabZvmState } from './state.js';
 
+/** How often a held task (testing/ holdTasks) is looked at again until it is released and ends. */
+const HELD_TASK_LOOK_MS = 100;
+
 /** Where the lab puts the VMs a ZVM recovers: the recovery site's simulated vCenter (lab-mode.ts wires it). */
 export interface LabRecoveryVcenter {
   register(spec: { name: string; from: LabVm; powerOn: boolean }): string;
@@ -145,12 +148,19 @@ export class LabRecoveries {
       if (state === 6) done();
       else if (state === 4) failed?.();
     };
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.state.taskView(task);
-    }, Math.max(0, task.started + task.durationMs - Date.now()));
-    timer.unref();
-    this.timers.add(timer);
+    const look = (): void => {
+      const end = task.started + task.durationMs;
+      // A timer can fire before Date.now() reaches its end (libuv schedules from a loop time read
+      // earlier, the more so on a busy machine), and a held task has no end yet: until the task's
+      // view shows it ended, look again, so its effect lands though no client polls the task.
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (this.state.taskView(task).state === 1 && task.settle) look();
+      }, Number.isFinite(end) ? Math.max(1, end - Date.now()) : HELD_TASK_LOOK_MS);
+      timer.unref();
+      this.timers.add(timer);
+    };
+    look();
   }
 
   /**
