@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { parseAppConfig } from '../../src/config/app-config.js';
 import { guestfsDownstream } from '../../src/lab/lab-mode.js';
@@ -65,6 +65,13 @@ afterAll(async () => {
   await sink?.close();
 });
 
+// Every test starts from app.conf as the lab ships it, on disk and in the guest the checkpoints see,
+// and makes the change it puts back itself: no test reads what another left.
+beforeEach(() => {
+  writeFileSync(join(root, 'etc/app.conf'), ORIGINAL_CONF);
+  h.lab.guests.sync();
+});
+
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const onDisk = (guestPath: string) => readFileSync(join(root, guestPath), 'utf8');
 const deps = () => guestFileDepsOf(h.runtime.built.services);
@@ -93,7 +100,6 @@ describe('the gateway records the guest paths a change touches', () => {
     ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'listen_port = 0\n' }));
     const { paths } = lastChange('guestfs__write_file');
     expect(paths).toEqual([{ server: 'guestfs', tool: 'write_file', arg: 'path', path: '/etc/app.conf', vm: APP01_VM }]);
-    // Put back for the next tests, and proven in the next one.
   });
 
   it('a missing declared path argument is refused before anything runs: nothing forwarded, no executing line', async () => {
@@ -115,6 +121,7 @@ describe('the gateway records the guest paths a change touches', () => {
 
 describe('putBackGuestFiles', () => {
   it('write_file of an existing file: put back, sha256 equal to the checkpoint\'s file', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'listen_port = 0\n' }));
     const { paths, checkpoint } = lastChange('guestfs__write_file');
     expect(onDisk('etc/app.conf')).toBe('listen_port = 0\n');
     const plan = await planGuestFileRestore(paths, checkpoint, deps());
@@ -153,6 +160,7 @@ describe('putBackGuestFiles', () => {
       reason: 'it did not exist at the checkpoint (the change created it), and guestfs has no delete tool; remove /etc/created.conf by hand',
     }]);
     expect(onDisk('etc/created.conf')).toBe('new\n');
+    rmSync(join(root, 'etc/created.conf'));
   });
 
   it('move_file: both paths put back (source restored, destination reported: it did not exist before)', async () => {
@@ -185,6 +193,7 @@ describe('putBackGuestFiles', () => {
   });
 
   it('a checkpoint that holds no such VM\'s pin, or a path the server cannot write: not_possible, said per path', async () => {
+    ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'pinned = no\n' }));
     const { paths, checkpoint } = lastChange('guestfs__write_file');
     const none = await putBackGuestFiles(paths, { ...checkpoint, status: 'not_protected', checkpoints: [] }, deps(), { signal: signal() });
     expect(none).toEqual([{ path: '/etc/app.conf', status: 'not_possible', reason: expect.stringContaining('no checkpoint was pinned for VM "app-01"') }]);
@@ -252,7 +261,6 @@ describe('putBackGuestFiles', () => {
     expect(await putBackGuestFiles(paths, checkpoint, deps(), { signal: signal() })).toEqual([{ path: '/etc/app.conf', status: 'done', sha256: sha(ORIGINAL_CONF) }]);
   });
 
-  // Last: it empties vpg-app's journal.
   it('a checkpoint that has left the journal: the plan says not possible, naming the journal\'s earliest point', async () => {
     ok(await h.call('guestfs__write_file', { path: join(root, 'etc/app.conf'), content: 'late\n' }));
     const { paths, checkpoint } = lastChange('guestfs__write_file');
