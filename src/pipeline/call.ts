@@ -72,7 +72,8 @@ export interface Step {
   name: string;
   /** Why this step does not apply to the call, in one line; undefined when it runs. */
   skip?: (call: Call) => string | undefined;
-  run: (call: Call) => Promise<StepResult>;
+  /** `rest` (given by runSteps) runs the steps after this one: a step that hands the call on calls it. */
+  run: (call: Call, rest?: () => Promise<ToolOutcome>) => Promise<StepResult>;
 }
 
 /**

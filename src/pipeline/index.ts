@@ -26,12 +26,15 @@ export type { ToolOutcome } from './call.js';
 
 /**
  * From here on the change watcher runs the rest of a change (pipeline/change-watcher.ts): the call
- * answers within its bound either way. runSteps acts on it; it is never run itself.
+ * answers within its bound either way.
  */
 export const follow: Step = {
   name: 'follow',
-  skip: () => 'the change watcher does not follow this call (a dry run, followUp: false, or no watcher)',
-  run: () => Promise.resolve(undefined),
+  skip: (call) => (followsChange(call) ? undefined : 'the change watcher does not follow this call (a dry run, followUp: false, or no watcher)'),
+  run: (call, rest) => {
+    call.followed = true;
+    return call.ctx.services.changes!.run(call, rest!);
+  },
 };
 
 /** A read: decided target by target; refused targets get an error slot; one `call` line. */
@@ -142,17 +145,12 @@ export async function confirmProposal(p: Proposal<PendingCall>, ctx: CallContext
 
 export async function runSteps(call: Call, steps: readonly Step[] = stepsFor(call.tool)): Promise<ToolOutcome> {
   for (const [i, step] of steps.entries()) {
-    // From here on the server owns the wait: the call answers within its bound either way.
-    if (step === follow && followsChange(call)) {
-      call.followed = true;
-      return call.ctx.services.changes!.run(call, () => runSteps(call, steps.slice(i + 1)));
-    }
     const why = step.skip?.(call);
     if (why) {
       call.skipped.push(`${step.name}: ${why}`);
       continue;
     }
-    const outcome = await step.run(call);
+    const outcome = await step.run(call, () => runSteps(call, steps.slice(i + 1)));
     if (outcome) return outcome;
   }
   throw new AppError('internal', ownText(`${call.tool.name}: the pipeline ended without an outcome.`));

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import { fakeInventory, testTools } from '../support/test-tools.js';
-import { CHANGE_STEPS, LIFECYCLE_STEPS, newCall, READ_STEPS, runSteps, stepsFor } from '../../src/pipeline/index.js';
+import { CHANGE_STEPS, follow, LIFECYCLE_STEPS, newCall, READ_STEPS, runSteps, stepsFor } from '../../src/pipeline/index.js';
 import type { Call, Step } from '../../src/pipeline/call.js';
 import { resolveChange as resolve, validate } from '../../src/pipeline/input.js';
 import { afterPolicy, changeLimits as limits, changePolicy as policy, readPolicy, stateChecks } from '../../src/pipeline/policy.js';
@@ -44,7 +44,8 @@ async function upTo(step: Step, t: AnyTool, rawArgs: Record<string, unknown>): P
   const call = callOf(t, rawArgs);
   for (const s of stepsFor(t)) {
     if (s === step) return call;
-    if (s.skip?.(call)) continue;
+    // follow hands the remaining steps to the change watcher (runSteps' hand-off, tested below).
+    if (s === follow || s.skip?.(call)) continue;
     const out = await s.run(call);
     if (out) throw new Error(`${s.name} stopped the call: ${JSON.stringify(out)}`);
   }
