@@ -45,6 +45,8 @@ const STDERR_TAIL = 2_000;
 
 export class DownstreamConnection {
   private client: Client | undefined;
+  /** The client of an attempt still starting: close() stops its child too, or it would outlive us. */
+  private starting: Client | undefined;
   private state: DownstreamState = 'starting';
   private tools: DownstreamTool[] = [];
   private lastError: string | null = null;
@@ -108,7 +110,9 @@ export class DownstreamConnection {
     clearTimeout(this.timer);
     const c = this.client;
     this.client = undefined;
-    await c?.close().catch(() => undefined);
+    const s = this.starting;
+    this.starting = undefined;
+    await Promise.all([c, s].map((x) => x?.close().catch(() => undefined)));
   }
 
   private async attempt(): Promise<void> {
@@ -121,6 +125,7 @@ export class DownstreamConnection {
       capabilities: {}, versionNegotiation: { mode: this.config.url ? 'auto' : 'legacy' },
     });
     const transport = this.transport();
+    this.starting = client;
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
@@ -147,6 +152,7 @@ export class DownstreamConnection {
       this.down(`failed to start: ${(err as Error).message}${this.stderrSuffix()}`);
     } finally {
       clearTimeout(timer);
+      if (this.starting === client) this.starting = undefined;
     }
   }
 

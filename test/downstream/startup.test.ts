@@ -16,7 +16,7 @@ import { envSecretSource } from '../../src/core/secrets.js';
 import type { DownstreamServerConfig } from '../../src/config/downstream-config.js';
 import { silentLogger, tempDir } from '../support/harness.js';
 import { TEST_SERVER, testDownstream } from '../support/downstream.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -129,6 +129,30 @@ describe('startup does not wait for a downstream', () => {
     expect(asSent(await early).structuredContent).toEqual({ echoed: 'waited' });
   });
 });
+
+describe('shutdown stops a downstream that is still starting', () => {
+  it('the child of an unfinished start is stopped with the server, not left running', async () => {
+    const dir = tempDir('zr-gw-stuck-');
+    const pidFile = join(dir, 'pid');
+    // Held before its handshake for good, and deaf to stdin: only a signal ends it.
+    const config = configWith([testDownstream('stuck', { env: { WAIT_FOR_FILE: join(dir, 'never'), PID_FILE: pidFile } })]);
+    const runtime = await startRuntime({ config, secrets: envSecretSource({}), logger: silentLogger });
+    await expect.poll(() => existsSync(pidFile), { timeout: 20_000 }).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(pid)).toBe(true);
+    await runtime.shutdown();
+    expect(alive(pid)).toBe(false);
+  }, 30_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('a downstream that does not start', () => {
   it('is reported by list_downstream and retried; the rest of the server runs', async () => {

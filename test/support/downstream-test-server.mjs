@@ -3,7 +3,8 @@
 // it reports every call it receives to the test's shared call log (CALL_LOG_URL) BEFORE acting,
 // so a test can prove from one ordered log that the checkpoint insert came first. It can crash
 // mid-call, stream progress until cancelled, add a tool at run time (list_changed), and echo its
-// secret environment (to prove the gateway redacts it), and hold its start until a file exists.
+// secret environment (to prove the gateway redacts it), hold its start until a file exists, and
+// write its pid to a file.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -99,6 +100,12 @@ server.registerTool('leak', {
 
 if (process.env.EXTRA_TOOL_NAME) {
   server.registerTool(process.env.EXTRA_TOOL_NAME, { description: 'Named by the test.', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => text('extra'));
+}
+
+// Its pid, for a test that checks the process is gone after the gateway stopped.
+if (process.env.PID_FILE) {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(process.env.PID_FILE, String(process.pid));
 }
 
 // A server that is slow to come up, held until the test creates this file (no timing involved).
