@@ -122,11 +122,20 @@ export function listed(tool: AnyTool): ListedTool {
     const { inputSchema, outputSchema, annotations } = tool.listing;
     return { name: tool.name, title: tool.title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations };
   }
-  const { inputSchema, outputSchema } = converted.get(tool) ?? listedSchemas(tool);
+  let schemas = converted.get(tool);
+  if (!schemas) {
+    schemas = listedSchemas(tool);
+    converted.set(tool, schemas);
+  }
+  const { inputSchema, outputSchema } = schemas;
   return { name: tool.name, title: tool.title, description: tool.description, inputSchema, outputSchema, annotations: hintsOf(tool) };
 }
 
-/** Schemas converted ahead of time (at build), by declaration: see seedSchemas. */
+/**
+ * Schemas by declaration, converted once: ahead of time by the bundle (seedSchemas) or at the first
+ * listing. A declaration does not change once made, and a process that builds a server per HTTP
+ * session (or per request, stateless) would otherwise convert every tool's schemas each time.
+ */
 const converted = new WeakMap<AnyTool, ListedSchemas>();
 
 /** The zod -> JSON Schema conversion behind `listed` (also what the build precomputes). */
