@@ -3,7 +3,7 @@
 // and, confirmed, puts each thing back in the simulated vCenter, checkpointed first, with audit
 // lines marked undo_of. Partial failure is visible and a second undo retries only what failed;
 // an undo can itself be undone; policy can deny it; a checkpoint the journal dropped is named.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LabHarness } from '../support/lab-harness.js';
 import { journalFaults } from '../../src/lab/zvm/testing/faults.js';
 import { errorOf, mutatingCalls, ok, proposeAndConfirm, startChangeHarness, TEST_POLICY, vmExists, vmState } from './vsphere/changes/support.js';
@@ -11,11 +11,14 @@ import { errorOf, mutatingCalls, ok, proposeAndConfirm, startChangeHarness, TEST
 const POLICY = TEST_POLICY.replace('checkpoint: off', 'checkpoint: best_effort');
 const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
 
+// Each test gets its own lab: the changes here delete VMs, stop the vCenter and drop journal
+// checkpoints, and a test must not start from what the one before left (a lab starts in well under
+// a second).
 let h: LabHarness;
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startChangeHarness({ policyYaml: POLICY });
 }, 60_000);
-afterAll(async () => {
+afterEach(async () => {
   await h?.close();
 });
 
@@ -129,6 +132,8 @@ describe('each inverse', () => {
 
 describe('partial failure and retry', () => {
   it('one item fails: the result says which; a second undo_change runs only that item', async () => {
+    ok(await h.call('power_on_vm', { target: 'lab-vc1', vm: 'web-02' }));
+    ok(await h.call('create_snapshot', { target: 'lab-vc1', vm: 'web-02', name: 'old-point' }));
     const { confirm } = await proposeAndConfirm(h, 'revert_snapshot', { target: 'lab-vc1', vm: 'web-02', snapshot: 'old-point' });
     const rev = (ok(confirm) as Rec).result as Rec;
     h.lab.vcenters.get('lab-vc1')!.faults.failNextTask('PowerOnVM_Task', 'Host is in maintenance (simulated)');
@@ -162,6 +167,7 @@ describe('undo goes through the pipeline like any change', () => {
   });
 
   it('policy can deny undo_change like any change: denied, audited, nothing changed', async () => {
+    ok(await h.call('power_on_vm', { target: 'lab-vc1', vm: 'web-02' }));
     const on = ok(await h.call('suspend_vm', { target: 'lab-vc1', vm: 'web-02' })) as Rec;
     await h.withPolicy(`${POLICY}\nrules:\n  - name: no-undo\n    match:\n      tools: [undo_change]\n    action: deny\n`, async () => {
       h.lab.callLog.clear();
