@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
 // installed and run through npx) needs only Node too but spends more CPU than any default file.
 // `vcsim`, `browser` and `central` need Debian packages (scripts/install-test-deps) and fail
 // loudly when those are missing; `npm run test:full` runs all five.
-const PROCESS_TESTS = ['test/fault/change-kill.test.ts', 'test/fault/flr-kill.test.ts', 'test/mcp/eras-stdio.test.ts', 'test/mcp-conformance/**/*.test.ts', 'test/soak/**/*.test.ts'];
+const PROCESS_TESTS = [
+  'test/fault/change-kill.test.ts', 'test/fault/flr-kill.test.ts', 'test/fault/process-faults.test.ts',
+  'test/mcp/eras-stdio.test.ts', 'test/mcp/eras-http.test.ts',
+  'test/downstream/one-shot-client.test.ts', 'test/downstream/one-shot-http.test.ts',
+  'test/mcp-conformance/**/*.test.ts', 'test/soak/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -29,10 +34,12 @@ export default defineConfig({
       },
       {
         test: {
-          // Files that spawn the built server again and again (kill -9 and restart, one binary per
-          // client era, the MCP conformance runner) or soak it (scripts/soak-http.mjs in short,
-          // about 100 s): 20-100 s each of wall clock on 2 cores, the long poles of a run. Needs
-          // only Node; test:full and CI run it on every Node version.
+          // Files whose subject is the built server as a process, started again and again: kill -9
+          // and restart, a full disk under ulimit, one binary per client era (stdio and HTTP), a
+          // one-shot client's first listing with real downstream children, the MCP conformance
+          // runner, the soak (scripts/soak-http.mjs in short, about 100 s). Their child processes
+          // cost more CPU than most default files. Needs only Node; test:full and CI run it on
+          // every Node version.
           name: 'process',
           include: PROCESS_TESTS,
           testTimeout: 120_000,
