@@ -2,7 +2,7 @@
 // asserts the same three things: no half-done mutation, the audit complete (every `executing` has
 // its outcome) and verifiable (the hash chain holds), and a clear error code.
 import { mkdirSync, renameSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
 import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
@@ -17,14 +17,16 @@ targets:
   lab-zvm: {mutate: allow}
 `;
 
-let h: LabHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+// Each row starts its own lab, so the rows run at once (describe.concurrent): several of them wait
+// out a bound (a hung target, a checkpoint never listed), and none can reach another's lab.
+const opened: LabHarness[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((h) => h.close()));
 });
 
 async function harness(extra: Parameters<typeof startLabHarness>[0] = {}): Promise<LabHarness> {
-  h = await startLabHarness({ taskMs: 20, zvmTaskMs: 30, autoCheckpointMs: 50, policyYaml: POLICY, checkpointTimeoutMs: 1_500, ...extra });
+  const h = await startLabHarness({ taskMs: 20, zvmTaskMs: 30, autoCheckpointMs: 50, policyYaml: POLICY, checkpointTimeoutMs: 1_500, ...extra });
+  opened.push(h);
   return h;
 }
 
@@ -51,7 +53,7 @@ async function assertAuditSound(l: LabHarness): Promise<void> {
   expect(report.ok, JSON.stringify(report.problem)).toBe(true);
 }
 
-describe('fault matrix', () => {
+describe.concurrent('fault matrix', () => {
   it('ZVM answers 5xx to the checkpoint insert: the change is denied before it runs', async () => {
     const l = await harness();
     zvmFaults(l.lab.zvms.get('lab-zvm')!).failRoute('POST /v1/vpgs/:id/checkpoints', 20, 503);
@@ -83,7 +85,8 @@ describe('fault matrix', () => {
   });
 
   it('a late checkpoint (listed before the guard gives up): the change runs once, after it', async () => {
-    const l = await harness();
+    // Listed 0.6 s after the insert; the guard would wait 5 s, room for the rows beside it.
+    const l = await harness({ checkpointTimeoutMs: 5_000 });
     zvmFaults(l.lab.zvms.get('lab-zvm')!).lateCheckpoint(600);
     const r = await l.call('power_off_vm', { target: 'lab-vc1', vm: 'web-01', hard: true });
     expect(r.isError, r.text).toBe(false);
