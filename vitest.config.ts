@@ -14,13 +14,16 @@ const PROCESS_TESTS = [
 export default defineConfig({
   test: {
     // Suites wait on simulated vCenter/ZVM tasks and timers besides burning CPU, so more workers
-    // than cores shortens the run; six keeps most of the gain without crowding the suites that
-    // wait on real sockets (measured in docs/performance.md).
+    // than cores shortens the run. The heavier projects (child processes, PostgreSQL, Chromium,
+    // vcsim) keep six, which does not crowd the suites that wait on real sockets; `default` runs
+    // first, on its own, with eight (the run times are in docs/performance.md).
     maxWorkers: 6,
     projects: [
       {
         test: {
           name: 'default',
+          maxWorkers: 8,
+          sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
           exclude: ['test/vcsim/**', 'test/conformance/**', 'test/browser/**', 'test/live/**', 'test/central/**', 'test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts', ...PROCESS_TESTS],
           // One module graph per worker, not per file: evaluating the server, the SDK, zod and the
@@ -41,6 +44,7 @@ export default defineConfig({
           // cost more CPU than most default files. Needs only Node; test:full and CI run it on
           // every Node version.
           name: 'process',
+          sequence: { groupOrder: 1 },
           include: PROCESS_TESTS,
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -49,6 +53,7 @@ export default defineConfig({
       {
         test: {
           name: 'package',
+          sequence: { groupOrder: 1 },
           // The installed tarball, the Claude Desktop bundle built and started, the systemd unit
           // under systemd-analyze: child processes and packing, more CPU than any default file.
           include: ['test/package/pack-install.test.ts', 'test/package/mcpb-bundle.test.ts', 'test/package/deploy-verify.test.ts'],
@@ -58,6 +63,7 @@ export default defineConfig({
       {
         test: {
           name: 'vcsim',
+          sequence: { groupOrder: 1 },
           // vcsim and the client-conformance suite (govmomi, pyVmomi) need the same Debian packages.
           include: ['test/vcsim/**/*.test.ts', 'test/conformance/**/*.test.ts'],
           testTimeout: 60_000,
@@ -67,6 +73,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
+          sequence: { groupOrder: 1 },
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -76,6 +83,7 @@ export default defineConfig({
         test: {
           // A throwaway PostgreSQL cluster (Debian's postgresql package) and two HTTP instances.
           name: 'central',
+          sequence: { groupOrder: 1 },
           include: ['test/central/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -84,6 +92,7 @@ export default defineConfig({
       {
         test: {
           name: 'live',
+          sequence: { groupOrder: 1 },
           include: ['test/live/**/*.test.ts'],
           testTimeout: 120_000,
         },
