@@ -49,156 +49,160 @@ function blackHole(upstreamPort: number): Promise<{ server: Server; port: number
   );
 }
 
-describe('a target that accepts TCP and never answers', () => {
-  let lab: LabVcenterHandle;
-  let hole: Awaited<ReturnType<typeof blackHole>>;
-  let pool: TargetPool;
+// The suites against real sockets wait out timeouts and deadlines, each on its own lab and ports:
+// they run at once. The fake-timer suite below runs after them, alone.
+describe.concurrent('against real sockets', () => {
+  describe('a target that accepts TCP and never answers', () => {
+    let lab: LabVcenterHandle;
+    let hole: Awaited<ReturnType<typeof blackHole>>;
+    let pool: TargetPool;
 
-  beforeAll(async () => {
-    lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
-    hole = await blackHole(lab.port);
-    const healthy = new URL(lab.url);
-    const target = (name: string, port: number): TargetConfig => ({
-      name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+    beforeAll(async () => {
+      lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+      hole = await blackHole(lab.port);
+      const healthy = new URL(lab.url);
+      const target = (name: string, port: number): TargetConfig => ({
+        name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+      });
+      pool = new TargetPool([target('healthy', Number(healthy.port)), target('dead', hole.port)], {
+        secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+      });
     });
-    pool = new TargetPool([target('healthy', Number(healthy.port)), target('dead', hole.port)], {
-      secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+    afterAll(async () => {
+      await pool?.closeAll();
+      hole?.server.close();
+      await lab?.close();
     });
-  });
-  afterAll(async () => {
-    await pool?.closeAll();
-    hole?.server.close();
-    await lab?.close();
+
+    it('opens on the timeout, answers at once while open, and closes when the target answers again', async ({ expect }) => {
+      // 1. The first call pays its deadline (generous: the healthy slot shares a loaded CI machine).
+      await pool.run('healthy', (c, call) => c.connect(call), { timeoutMs: 20_000 });
+      const first = await pool.fanOut(['healthy', 'dead'], (c, _t, call) => c.listVms(call), { timeoutMs: 1_500 });
+      expect(first[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
+      expect(first[1]).toMatchObject({ target: 'dead', error: { code: 'timeout' } });
+      const down = (await pool.status()).find((s) => s.name === 'dead')!;
+      expect(down.reachability).toMatchObject({ state: 'down', down_since: expect.any(String), retry_after: expect.any(Number) });
+      expect(down.last_error?.code).toBe('timeout');
+
+      // 2. While open: `unreachable` with retry_after, and the work never starts (nothing waits on the target).
+      let invoked = 0;
+      const second = await pool.fanOut(['healthy', 'dead'], async (c, t, call) => {
+        invoked++;
+        return t.name === 'healthy' ? c.listVms(call) : c.listVms(call);
+      }, { timeoutMs: 10_000 });
+      expect(second[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
+      expect(second[1]).toMatchObject({
+        target: 'dead',
+        error: { code: 'unreachable', retryable: true, details: { target: 'dead', breaker: 'open', retry_after: expect.any(Number) } },
+      });
+      expect(invoked).toBe(1); // only the healthy slot ran
+      await expect(pool.run('dead', async () => 'never')).rejects.toMatchObject({ code: 'unreachable' });
+      expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout'); // why it went down
+
+      // 3. Background probes (RetrieveServiceContent, which needs no session) keep failing while it is dead.
+      const probes = () => pool.client('dead').vim.stats.byMethod.RetrieveServiceContent ?? 0;
+      const before = probes();
+      await expect.poll(probes, { timeout: 15_000 }).toBeGreaterThan(before + 1);
+      expect(hole.accepted()).toBeGreaterThan(0);
+      expect((await pool.status()).find((s) => s.name === 'dead')!.reachability.state).toBe('down');
+
+      // 4. The target comes back: a probe closes the breaker and calls go through again.
+      hole.setDead(false);
+      await expect.poll(async () => (await pool.status()).find((s) => s.name === 'dead')!.reachability.state, { timeout: 20_000 }).toBe('up');
+      const back = await pool.run('dead', (c, call) => c.listVms(call), { timeoutMs: 20_000 });
+      expect(back.length).toBe(LAB_VCENTERS[0]!.vms.length);
+      expect((await pool.status()).find((s) => s.name === 'dead')!.last_error).toBeNull();
+    }, 60_000);
   });
 
-  it('opens on the timeout, answers at once while open, and closes when the target answers again', async () => {
-    // 1. The first call pays its deadline (generous: the healthy slot shares a loaded CI machine).
-    await pool.run('healthy', (c, call) => c.connect(call), { timeoutMs: 20_000 });
-    const first = await pool.fanOut(['healthy', 'dead'], (c, _t, call) => c.listVms(call), { timeoutMs: 1_500 });
-    expect(first[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
-    expect(first[1]).toMatchObject({ target: 'dead', error: { code: 'timeout' } });
-    const down = (await pool.status()).find((s) => s.name === 'dead')!;
-    expect(down.reachability).toMatchObject({ state: 'down', down_since: expect.any(String), retry_after: expect.any(Number) });
-    expect(down.last_error?.code).toBe('timeout');
+  describe('probed at startup', () => {
+    let lab: LabVcenterHandle;
+    let hole: Awaited<ReturnType<typeof blackHole>>;
+    let pool: TargetPool;
 
-    // 2. While open: `unreachable` with retry_after, and the work never starts (nothing waits on the target).
-    let invoked = 0;
-    const second = await pool.fanOut(['healthy', 'dead'], async (c, t, call) => {
-      invoked++;
-      return t.name === 'healthy' ? c.listVms(call) : c.listVms(call);
-    }, { timeoutMs: 10_000 });
-    expect(second[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
-    expect(second[1]).toMatchObject({
-      target: 'dead',
-      error: { code: 'unreachable', retryable: true, details: { target: 'dead', breaker: 'open', retry_after: expect.any(Number) } },
+    beforeAll(async () => {
+      lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+      hole = await blackHole(lab.port);
+      const target = (name: string, port: number): TargetConfig => ({
+        name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+      });
+      pool = new TargetPool([target('healthy', Number(new URL(lab.url).port)), target('dead', hole.port)], {
+        secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+      });
     });
-    expect(invoked).toBe(1); // only the healthy slot ran
-    await expect(pool.run('dead', async () => 'never')).rejects.toMatchObject({ code: 'unreachable' });
-    expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout'); // why it went down
-
-    // 3. Background probes (RetrieveServiceContent, which needs no session) keep failing while it is dead.
-    const probes = () => pool.client('dead').vim.stats.byMethod.RetrieveServiceContent ?? 0;
-    const before = probes();
-    await expect.poll(probes, { timeout: 15_000 }).toBeGreaterThan(before + 1);
-    expect(hole.accepted()).toBeGreaterThan(0);
-    expect((await pool.status()).find((s) => s.name === 'dead')!.reachability.state).toBe('down');
-
-    // 4. The target comes back: a probe closes the breaker and calls go through again.
-    hole.setDead(false);
-    await expect.poll(async () => (await pool.status()).find((s) => s.name === 'dead')!.reachability.state, { timeout: 20_000 }).toBe('up');
-    const back = await pool.run('dead', (c, call) => c.listVms(call), { timeoutMs: 20_000 });
-    expect(back.length).toBe(LAB_VCENTERS[0]!.vms.length);
-    expect((await pool.status()).find((s) => s.name === 'dead')!.last_error).toBeNull();
-  }, 60_000);
-});
-
-describe('probed at startup', () => {
-  let lab: LabVcenterHandle;
-  let hole: Awaited<ReturnType<typeof blackHole>>;
-  let pool: TargetPool;
-
-  beforeAll(async () => {
-    lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
-    hole = await blackHole(lab.port);
-    const target = (name: string, port: number): TargetConfig => ({
-      name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+    afterAll(async () => {
+      await pool?.closeAll();
+      hole?.server.close();
+      await lab?.close();
     });
-    pool = new TargetPool([target('healthy', Number(new URL(lab.url).port)), target('dead', hole.port)], {
-      secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+
+    it('the first fan-out after start: the dead slot answers unreachable within the probe deadline, not the call deadline; the healthy slot has its VMs', async ({ expect }) => {
+      pool.probeAll();
+      const started = Date.now();
+      // Without the startup probe the dead slot would hold this call for its 30 s deadline (or undici's 10 s connect timeout).
+      const [slots, deadAfterMs] = await Promise.all([
+        pool.fanOut(['healthy', 'dead'], (c, _t, call) => c.listVms(call), { timeoutMs: 30_000 }),
+        pool.run('dead', (c, call) => c.listVms(call), { timeoutMs: 30_000 }).then(() => Infinity, () => Date.now() - started),
+      ]);
+      expect(slots[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
+      expect(slots[1]).toMatchObject({ target: 'dead', error: { code: 'unreachable', details: { breaker: 'open' } } });
+      // The probe's deadline is 1 s; the bound is loose for a loaded machine, far below 10 s.
+      expect(deadAfterMs).toBeLessThan(8_000);
+      expect((await pool.status()).find((s) => s.name === 'healthy')!.reachability.state).toBe('up');
+      // list_targets says why it started down.
+      expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout');
+    }, 60_000);
+  });
+
+  describe('a slow target at startup (connected, answering late)', () => {
+    let lab: TestVcenterHandle;
+    let pool: TargetPool;
+
+    beforeAll(async () => {
+      lab = await startTestVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+      // The probe's call (RetrieveServiceContent) is answered 1.5 s late, past the 1 s probe deadline,
+      // on a connection that completed: as a loaded vCenter (or a loaded machine running the
+      // simulator) answers. Delaying only that method keeps the rest of the first call quick.
+      lab.faults.delay('RetrieveServiceContent', 1_500);
+      pool = new TargetPool([{
+        name: 'slow', host: '127.0.0.1', port: Number(new URL(lab.url).port), protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+      }], { secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 } });
     });
-  });
-  afterAll(async () => {
-    await pool?.closeAll();
-    hole?.server.close();
-    await lab?.close();
-  });
+    afterAll(async () => {
+      await pool?.closeAll();
+      await lab?.close();
+    });
 
-  it('the first fan-out after start: the dead slot answers unreachable within the probe deadline, not the call deadline; the healthy slot has its VMs', async () => {
-    pool.probeAll();
-    const started = Date.now();
-    // Without the startup probe the dead slot would hold this call for its 30 s deadline (or undici's 10 s connect timeout).
-    const [slots, deadAfterMs] = await Promise.all([
-      pool.fanOut(['healthy', 'dead'], (c, _t, call) => c.listVms(call), { timeoutMs: 30_000 }),
-      pool.run('dead', (c, call) => c.listVms(call), { timeoutMs: 30_000 }).then(() => Infinity, () => Date.now() - started),
-    ]);
-    expect(slots[0]).toMatchObject({ target: 'healthy', ok: expect.any(Array) });
-    expect(slots[1]).toMatchObject({ target: 'dead', error: { code: 'unreachable', details: { breaker: 'open' } } });
-    // The probe's deadline is 1 s; the bound is loose for a loaded machine, far below 10 s.
-    expect(deadAfterMs).toBeLessThan(8_000);
-    expect((await pool.status()).find((s) => s.name === 'healthy')!.reachability.state).toBe('up');
-    // list_targets says why it started down.
-    expect((await pool.status()).find((s) => s.name === 'dead')!.last_error?.code).toBe('timeout');
-  }, 60_000);
-});
-
-describe('a slow target at startup (connected, answering late)', () => {
-  let lab: TestVcenterHandle;
-  let pool: TargetPool;
-
-  beforeAll(async () => {
-    lab = await startTestVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
-    // The probe's call (RetrieveServiceContent) is answered 1.5 s late, past the 1 s probe deadline,
-    // on a connection that completed: as a loaded vCenter (or a loaded machine running the
-    // simulator) answers. Delaying only that method keeps the rest of the first call quick.
-    lab.faults.delay('RetrieveServiceContent', 1_500);
-    pool = new TargetPool([{
-      name: 'slow', host: '127.0.0.1', port: Number(new URL(lab.url).port), protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
-    }], { secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 } });
-  });
-  afterAll(async () => {
-    await pool?.closeAll();
-    await lab?.close();
+    it('is not marked down by the startup probe: the first call waits for it and gets its VMs', async ({ expect }) => {
+      pool.probeAll();
+      const vms = await pool.run('slow', (c, call) => c.listVms(call), { timeoutMs: 60_000 });
+      expect(vms.length).toBe(LAB_VCENTERS[0]!.vms.length);
+      const status = (await pool.status()).find((s) => s.name === 'slow')!;
+      expect(status.reachability.state).toBe('up');
+      expect(status.last_error).toBeNull();
+    }, 90_000);
   });
 
-  it('is not marked down by the startup probe: the first call waits for it and gets its VMs', async () => {
-    pool.probeAll();
-    const vms = await pool.run('slow', (c, call) => c.listVms(call), { timeoutMs: 60_000 });
-    expect(vms.length).toBe(LAB_VCENTERS[0]!.vms.length);
-    const status = (await pool.status()).find((s) => s.name === 'slow')!;
-    expect(status.reachability.state).toBe('up');
-    expect(status.last_error).toBeNull();
-  }, 90_000);
-});
-
-describe('the transport against a host that never completes the TLS handshake', () => {
-  // undici waits for its own 10 s connect timeout there, ignoring the abort: every call to a hung
-  // vCenter took ~10.5 s whatever its deadline. The call must end at its deadline (this test's
-  // own 5 s limit fails it otherwise).
-  it('gives up at the call deadline with `timeout`', async () => {
-    const silent = createServer((s) => void s.resume());
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const { HttpSoapTransport } = await import('../../src/vsphere/soap/transport.js');
-    const t = new HttpSoapTransport({ target: 't', host: '127.0.0.1', port: (silent.address() as { port: number }).port, caFile: LAB_CA });
-    try {
-      for (let i = 0; i < 3; i++) {
-        await expect(t.call('RetrieveServiceContent', { type: 'ServiceInstance', value: 'ServiceInstance' }, {}, { timeoutMs: 300 }))
-          .rejects.toMatchObject({ code: 'timeout' });
+  describe('the transport against a host that never completes the TLS handshake', () => {
+    // undici waits for its own 10 s connect timeout there, ignoring the abort: every call to a hung
+    // vCenter took ~10.5 s whatever its deadline. The call must end at its deadline (this test's
+    // own 5 s limit fails it otherwise).
+    it('gives up at the call deadline with `timeout`', async ({ expect }) => {
+      const silent = createServer((s) => void s.resume());
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      const { HttpSoapTransport } = await import('../../src/vsphere/soap/transport.js');
+      const t = new HttpSoapTransport({ target: 't', host: '127.0.0.1', port: (silent.address() as { port: number }).port, caFile: LAB_CA });
+      try {
+        for (let i = 0; i < 3; i++) {
+          await expect(t.call('RetrieveServiceContent', { type: 'ServiceInstance', value: 'ServiceInstance' }, {}, { timeoutMs: 300 }))
+            .rejects.toMatchObject({ code: 'timeout' });
+        }
+      } finally {
+        await t.close();
+        silent.close();
       }
-    } finally {
-      await t.close();
-      silent.close();
-    }
-  }, 5_000);
+    }, 5_000);
+  });
 });
 
 describe('TargetBreaker', () => {
