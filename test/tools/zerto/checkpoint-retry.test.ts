@@ -1,31 +1,33 @@
 // A retry after checkpoint_timeout, through a real MCP client against the lab: the first insert was
 // accepted but not confirmed in time (its checkpoint listed late, or its task still running). The
 // retry with the same change id must wait for that insert under the SAME tag, not insert again.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { allTagged, callsSince, errorOf, expectTag, journalTagged, mark, ok, POST_CHECKPOINT, waitFor } from './support.js';
 import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
-let h: LabHarness;
-beforeAll(async () => {
-  h = await startLabHarness({ zvmTaskMs: 50, taskMs: 20, checkpointTimeoutMs: 1500 });
+// Each test has its own lab (its ZVM faults and journal), so the tests run at once: each waits out
+// the guard's bound at least once.
+const opened: LabHarness[] = [];
+async function lab(): Promise<LabHarness> {
+  const h = await startLabHarness({ zvmTaskMs: 50, taskMs: 20, checkpointTimeoutMs: 1500 });
+  opened.push(h);
   await h.client.listTools();
-});
-afterEach(() => {
-  zvmFaults(h.lab.zvms.get('lab-zvm')!).reset();
-});
+  return h;
+}
 afterAll(async () => {
-  await h?.close();
+  await Promise.all(opened.map((h) => h.close()));
 });
 
 const VPGS = ['vpg-app', 'vpg-app-critical'];
 
-function changeTags(change: string): string[] {
+function changeTags(h: LabHarness, change: string): string[] {
   return allTagged(h).filter((c) => c.tag!.endsWith(`| change=${change}`)).map((c) => c.tag!);
 }
 
-describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () => {
-  it('checkpoint listed late: the retry inserts nothing, returns the original tag, one checkpoint per VPG', async () => {
+describe.concurrent('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () => {
+  it('checkpoint listed late: the retry inserts nothing, returns the original tag, one checkpoint per VPG', async ({ expect }) => {
+    const h = await lab();
     const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.lateCheckpoint('never');
     const args = { vm: 'app-01', action: 'edit /etc/app.conf', change_id: 'late-list-1' };
@@ -52,16 +54,17 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
       const [cp] = journalTagged(h, vpg, tag);
       expect(retry.checkpoints.find((c: any) => c.vpg === vpg).checkpoint_id).toBe(cp!.id);
     }
-    expect(changeTags('late-list-1')).toEqual([tag, tag]);
+    expect(changeTags(h, 'late-list-1')).toEqual([tag, tag]);
 
     // And once listed, a further retry reuses them from the list, still inserting nothing.
     const again = ok(await h.call('zerto_create_tagged_checkpoint', args));
     expect(again.tag).toBe(tag);
     expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
-    expect(changeTags('late-list-1')).toHaveLength(2);
+    expect(changeTags(h, 'late-list-1')).toHaveLength(2);
   });
 
-  it('insert task still running: a retry that times out again inserts nothing; the next one confirms the same tag', async () => {
+  it('insert task still running: a retry that times out again inserts nothing; the next one confirms the same tag', async ({ expect }) => {
+    const h = await lab();
     const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.holdTasks();
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-1' };
@@ -87,10 +90,11 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
     expect(third.checkpoints).toHaveLength(2);
     expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
     for (const vpg of VPGS) expect(journalTagged(h, vpg, tag)).toHaveLength(1);
-    expect(changeTags('slow-task-1')).toEqual([tag, tag]);
+    expect(changeTags(h, 'slow-task-1')).toEqual([tag, tag]);
   });
 
-  it('a retry that arrives while the first task is still running confirms it within its own wait', async () => {
+  it('a retry that arrives while the first task is still running confirms it within its own wait', async ({ expect }) => {
+    const h = await lab();
     const faults = zvmFaults(h.lab.zvms.get('lab-zvm')!);
     faults.holdTasks();
     const args = { vm: 'app-01', action: 'patch', change_id: 'slow-task-2' };
@@ -105,7 +109,7 @@ describe('zerto_create_tagged_checkpoint: retry after checkpoint_timeout', () =>
     expect(retry.tag).toBe(first.details!.tag);
     expect(retry.checkpoints.every((c: any) => c.reused === true)).toBe(true);
     expect(callsSince(h, before, 'zvm:lab-zvm', POST_CHECKPOINT)).toHaveLength(0);
-    expect(changeTags('slow-task-2')).toHaveLength(2);
+    expect(changeTags(h, 'slow-task-2')).toHaveLength(2);
   });
 
 });
