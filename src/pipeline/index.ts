@@ -86,7 +86,7 @@ export async function runTool(tool: AnyTool, rawArgs: unknown, base: CallBase): 
     const ctx = { ...base, auditId: p.auditId };
     return askHuman(p, ctx, proposalOutput(p, ctx.services.confirmations.ttlSeconds, ctx.services.confirmations.now(), ctx.services.webUi.url), confirmProposal);
   }
-  const call = newCall(tool, { ...base, auditId: randomUUID() }, rawArgs);
+  const call = newCall(tool, { ...base, auditId: randomUUID(), callScope: {} }, rawArgs);
   const outcome = await runSteps(call);
   // `approval: human`: the proposal is stored and audited; now the person decides it.
   if (call.askAbout && outcome.ok) return askHuman(call.askAbout, call.ctx, outcome.value, confirmProposal);

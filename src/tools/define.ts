@@ -104,6 +104,11 @@ export interface CallContext {
   /** Set when a verified bearer token named the caller (HTTP mode): scopes, groups. */
   principal?: Principal;
   auditId: string;
+  /**
+   * One object per tool call, kept when the change watcher takes the call over: its steps read what
+   * does not change within the call once (a target's inventory tree, CallOptions.scope).
+   */
+  callScope?: object;
   signal: AbortSignal;
   progress: ProgressReporter;
   /** How this MCP connection can ask the person to approve (elicitation); absent for the dashboard. */

@@ -141,6 +141,27 @@ export interface Snapshot {
 }
 
 /**
+ * The inventory tree alone, read once per tool call (`opts.scope`) and target: a change resolves
+ * its VM, records the state before, runs and reports, each naming hosts, clusters, folders and
+ * pools, and none of those steps changes the containers. Without a scope it is read every time.
+ */
+export function inventoryTree(client: VimClient, opts: RetrieveOptions = {}): Promise<InventoryTree> {
+  if (!opts.scope) return snapshot(client, [], opts).then((s) => s.tree);
+  let byClient = treesByScope.get(opts.scope);
+  if (!byClient) treesByScope.set(opts.scope, (byClient = new Map()));
+  let tree = byClient.get(client);
+  if (!tree) {
+    tree = snapshot(client, [], opts).then((s) => s.tree);
+    byClient.set(client, tree);
+    // A failed read (a deadline, a dropped session) is not kept: the next step reads again.
+    tree.catch(() => byClient.delete(client));
+  }
+  return tree;
+}
+
+const treesByScope = new WeakMap<object, Map<VimClient, Promise<InventoryTree>>>();
+
+/**
  * One ContainerView retrieval of `specs` plus the inventory tree. Cost: 3 round trips plus one
  * per extra page, independent of the number of objects.
  */

@@ -45,6 +45,8 @@ export interface RunOptions {
    * wait, never a vSphere task: only `signal` aborting cancels a task being waited for.
    */
   timeoutMs?: number;
+  /** The tool call these requests belong to, handed to `fn` (CallOptions.scope). */
+  scope?: object;
 }
 
 export interface TargetStatus {
@@ -198,7 +200,7 @@ export class TargetPool {
     const work = (async () => {
       const release = await e.limiter.acquire(signal);
       try {
-        return await fn(e.client, { signal });
+        return await fn(e.client, { signal, ...(opts.scope ? { scope: opts.scope } : {}) });
       } finally {
         release();
       }

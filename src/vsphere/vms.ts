@@ -2,7 +2,7 @@
 // names resolved from the inventory tree fetched in the same pass) and the details of one VM
 // (devices summary, snapshot tree, guest networking).
 
-import { snapshot, type InventoryTree, type NamedRef } from './inventory-tree.js';
+import { inventoryTree, snapshot, type InventoryTree, type NamedRef } from './inventory-tree.js';
 import { retrieveOne, type RetrieveOptions } from './property-collector.js';
 import { snapshotTree, type SnapshotNode } from './snapshot-tree.js';
 import { AppError } from '../core/errors.js';
@@ -244,19 +244,22 @@ export function summarizeDevices(devices: unknown, tree?: InventoryTree) {
   return { disks, nics, cdroms, controllers };
 }
 
-/** One VM by moid, with devices and snapshots. Cost: 4 round trips. */
+/**
+ * One VM by moid, with devices and snapshots. Cost: 4 round trips, or 1 when this tool call has
+ * read the inventory tree of the target already (inventoryTree).
+ */
 export async function getVmDetails(client: VimClient, moid: string, opts: RetrieveOptions = {}): Promise<VmDetails> {
   const ref = moRef('VirtualMachine', moid);
-  const [oc, snap] = await Promise.all([
+  const [oc, tree] = await Promise.all([
     retrieveOne(client, ref, vmPaths(client, DETAIL_PATHS), opts),
-    snapshot(client, [], opts),
+    inventoryTree(client, opts),
   ]);
   if (!oc || oc.missing.some((m) => m.path === 'name' && m.faultName === 'ManagedObjectNotFound')) {
     throw new AppError('not_found', `No VM with moid ${moid} on '${client.target.name}'`, { details: { moid } });
   }
   const p = oc.props;
-  const row = vmRow(oc, snap.tree);
-  const devices = summarizeDevices(p['config.hardware.device'], snap.tree);
+  const row = vmRow(oc, tree);
+  const devices = summarizeDevices(p['config.hardware.device'], tree);
   const snapInfo = (p.snapshot ?? {}) as VimObject;
   const ips = new Set<string>();
   for (const n of asArray<VimObject>(p['guest.net'])) for (const ip of asArray(n.ipAddress)) if (typeof ip === 'string') ips.add(ip);

@@ -27,6 +27,11 @@ export interface CallOptions {
   operationId?: string;
   /** Overrides the transport's default deadline for this call. */
   timeoutMs?: number;
+  /**
+   * The tool call this request belongs to (CallContext.callScope, through TargetPool.run): what
+   * does not change within one call, the inventory tree, is read once per scope.
+   */
+  scope?: object;
 }
 
 export interface TransportOptions {

@@ -31,7 +31,9 @@ export const CHANGE_TIMEOUT_MS = 10 * 60_000;
 export function onTarget<T>(
   ctx: CallContext, target: string, fn: (client: VsphereClient, call: CallOptions) => Promise<T>, opts: { timeoutMs?: number } = {},
 ): Promise<T> {
-  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), { signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.change?.workBudgetMs ?? CHANGE_TIMEOUT_MS });
+  return pool(ctx).run(target, (client, call) => fn(client, callOptions(ctx, call)), {
+    signal: ctx.signal, ...(ctx.callScope ? { scope: ctx.callScope } : {}), timeoutMs: opts.timeoutMs ?? ctx.change?.workBudgetMs ?? CHANGE_TIMEOUT_MS,
+  });
 }
 
 /**
