@@ -64,12 +64,21 @@ export interface VmPlacement {
   folder: string;
 }
 
+/** How many pristine fillers Model keeps generated (see recentFillers). */
+const RECENT_FILLERS = 64;
+
 export class Model {
   readonly objects = new Map<string, MObject>();
   /** Named, cloned and mutated filler VMs. */
   readonly vms = new Map<string, VmState>();
   /** Filler indices whose VM was destroyed, unregistered or promoted into `vms`. */
   private readonly fillerGone = new Set<number>();
+  /**
+   * The last pristine fillers generated, by index: the seeded history and the events name the same
+   * few fillers hundreds of times, and generating one is most of a lab's start. Bounded, so a
+   * 10,000-VM listing stays as flat in memory as without it.
+   */
+  private readonly recentFillers = new Map<number, VmState>();
   filler: FillerSpec = {
     count: 0, firstId: 0, folder: '',
     generate: () => { throw new Error('no filler VMs'); },
@@ -100,7 +109,10 @@ export class Model {
     this.objects.delete(moid);
     if (this.vms.delete(moid)) return;
     const i = this.fillerIndex(moid);
-    if (i !== undefined) this.fillerGone.add(i);
+    if (i !== undefined) {
+      this.fillerGone.add(i);
+      this.recentFillers.delete(i);
+    }
   }
 
   private fillerIndex(moid: string): number | undefined {
@@ -119,7 +131,13 @@ export class Model {
     if (stored) return stored;
     const i = this.fillerIndex(moid);
     if (i === undefined || this.fillerGone.has(i)) return undefined;
-    return this.filler.generate(i);
+    let state = this.recentFillers.get(i);
+    if (!state) {
+      state = this.filler.generate(i);
+      this.recentFillers.set(i, state);
+      if (this.recentFillers.size > RECENT_FILLERS) this.recentFillers.delete(this.recentFillers.keys().next().value!);
+    }
+    return state;
   }
 
   /** A VM state that may be changed in place: a pristine filler is promoted into `vms` first. */
@@ -129,7 +147,9 @@ export class Model {
     const state = this.vmState(moid);
     if (!state) return undefined;
     this.vms.set(moid, state);
-    this.fillerGone.add(this.fillerIndex(moid)!);
+    const i = this.fillerIndex(moid)!;
+    this.fillerGone.add(i);
+    this.recentFillers.delete(i);
     return state;
   }
 

@@ -52,6 +52,21 @@ describe('lab vCenter: RetrievePropertiesEx paging over 1,000 filler VMs', () =>
     expect(after.fault?.type).toBe('InvalidArgument');
   });
 
+  it('a filler read before it changed reads back changed, and one destroyed is gone (recently generated fillers are kept)', async () => {
+    const moid = 'vm-5002';
+    const before = vc.model.vm(moid);
+    if (!before.exists) throw new Error(`${moid} is not a filler`);
+    const other = before.powerState === 'poweredOn' ? 'poweredOff' : 'poweredOn';
+    vc.faults.setPowerState(moid, other);
+    const after = vc.model.vm(moid);
+    expect(after.exists && after.powerState).toBe(other);
+    // Promoted out of the generated ones: a fresh read is the changed VM, not a pristine copy.
+    expect(vc.model.lab.model.vmState(moid)).toBe(vc.model.lab.model.vms.get(moid));
+    vc.model.lab.model.vmState('vm-5003');
+    vc.model.lab.model.remove('vm-5003');
+    expect(vc.model.vm('vm-5003').exists).toBe(false);
+  });
+
   it('generates filler VMs deterministically: same name, same moid, same CPU across two servers', async () => {
     const other = await startLabVcenter({ vcenter: VC1, credentials: { ...LAB_CREDENTIALS }, fillerVms: 1000 });
     const a = vc.model.vm('vm-5500');
