@@ -2,10 +2,10 @@
 // asserts the same three things: no half-done mutation, the audit complete (every `executing` has
 // its outcome) and verifiable (the hash chain holds), and a clear error code.
 import { mkdirSync, renameSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyAuditFiles } from '../../src/commands/audit-verify/verify.js';
 import { zvmFaults } from '../../src/lab/zvm/testing/faults.js';
-import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
+import { labPerTest, startLabHarness, type LabHarness } from '../support/lab-harness.js';
 import { errorOf } from '../support/harness.js';
 
 // Checkpoints are required on lab-vc1, so a guard that cannot finish must stop the change.
@@ -19,16 +19,8 @@ targets:
 
 // Each row starts its own lab, so the rows run at once (describe.concurrent): several of them wait
 // out a bound (a hung target, a checkpoint never listed), and none can reach another's lab.
-const opened: LabHarness[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((h) => h.close()));
-});
-
-async function harness(extra: Parameters<typeof startLabHarness>[0] = {}): Promise<LabHarness> {
-  const h = await startLabHarness({ taskMs: 20, zvmTaskMs: 30, autoCheckpointMs: 50, policyYaml: POLICY, checkpointTimeoutMs: 1_500, ...extra });
-  opened.push(h);
-  return h;
-}
+const harness = labPerTest((extra: Parameters<typeof startLabHarness>[0] = {}) =>
+  startLabHarness({ taskMs: 20, zvmTaskMs: 30, autoCheckpointMs: 50, policyYaml: POLICY, checkpointTimeoutMs: 1_500, ...extra }));
 
 function power(l: LabHarness, moid: string, target = 'lab-vc1'): string {
   const vm = l.lab.vcenters.get(target)!.model.vm(moid);

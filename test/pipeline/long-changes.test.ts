@@ -4,9 +4,9 @@
 // the bound, follows the change with get_change to its end, and the audit has exactly one outcome
 // line written by the server, whether anyone asked or not; cancel_change cancels the clone's task
 // in the lab vCenter.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { startLabHarness, type LabHarness } from '../support/lab-harness.js';
+import { labPerTest, startLabHarness, type LabHarness } from '../support/lab-harness.js';
 
 const BOUND_S = 2;
 const CLONE_MS = 7_000;
@@ -17,16 +17,11 @@ const WAIT_S = 4;
 
 // Each test has its own lab, so the tests run at once (describe.concurrent): three of them wait
 // for 7 s clones, and nothing one does can reach another.
-const opened: LabHarness[] = [];
-async function lab(): Promise<LabHarness> {
+const lab = labPerTest(async () => {
   const h = await startLabHarness({ taskMs: 20, env: { TOOL_CALL_BOUND_SECONDS: String(BOUND_S) } });
-  opened.push(h);
   await h.client.listTools();
   h.lab.vcenters.get('lab-vc1')!.faults.taskDuration('CloneVM_Task', CLONE_MS);
   return h;
-}
-afterAll(async () => {
-  await Promise.all(opened.map((h) => h.close()));
 });
 
 async function shortCall(h: LabHarness, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {

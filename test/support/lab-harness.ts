@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { afterAll } from 'vitest';
 import { connectValidatingClient, type TestElicitation } from './mcp-client.js';
 import { startLab, type LabOptions, type TestLab } from '../../src/lab/testing/index.js';
 import { startRuntime, type Runtime } from '../../src/app/runtime.js';
@@ -112,5 +113,22 @@ export async function startLabHarness(opts: LabHarnessOptions = {}): Promise<Lab
       await runtime.shutdown();
       await lab.stop();
     },
+  };
+}
+
+/**
+ * A lab per test, for a file whose tests run at once (describe.concurrent): the function returned
+ * starts one with `start` (the harness and whatever the file sets up on it), and the file's afterAll
+ * closes every lab it started. Call it at the top of the file.
+ */
+export function labPerTest<A extends unknown[]>(start: (...args: A) => Promise<LabHarness>): (...args: A) => Promise<LabHarness> {
+  const opened: LabHarness[] = [];
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map((h) => h.close()));
+  });
+  return async (...args) => {
+    const h = await start(...args);
+    opened.push(h);
+    return h;
   };
 }

@@ -3,8 +3,8 @@
 // and, confirmed, puts each thing back in the simulated vCenter, checkpointed first, with audit
 // lines marked undo_of. Partial failure is visible and a second undo retries only what failed;
 // an undo can itself be undone; policy can deny it; a checkpoint the journal dropped is named.
-import { afterAll, describe, expect, it } from 'vitest';
-import type { LabHarness } from '../support/lab-harness.js';
+import { describe, expect, it } from 'vitest';
+import { labPerTest, type LabHarness } from '../support/lab-harness.js';
 import { journalFaults } from '../../src/lab/zvm/testing/faults.js';
 import { errorOf, mutatingCalls, ok, proposeAndConfirm, startChangeHarness, TEST_POLICY, vmExists, vmState } from './vsphere/changes/support.js';
 
@@ -14,15 +14,7 @@ const VPG_APP = 'aaaaaaaa-0000-4000-8000-000000000001';
 // Each test has its own lab, so the tests run at once (describe.concurrent): the
 // changes here delete VMs, stop the vCenter and drop journal checkpoints, and a test must not start
 // from what another left (a lab starts in well under a second).
-const opened: LabHarness[] = [];
-async function lab(): Promise<LabHarness> {
-  const h = await startChangeHarness({ policyYaml: POLICY });
-  opened.push(h);
-  return h;
-}
-afterAll(async () => {
-  await Promise.all(opened.map((h) => h.close()));
-});
+const lab = labPerTest(() => startChangeHarness({ policyYaml: POLICY }));
 
 type Rec = Record<string, any>;
 

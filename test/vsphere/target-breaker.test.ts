@@ -49,6 +49,19 @@ function blackHole(upstreamPort: number): Promise<{ server: Server; port: number
   );
 }
 
+/** A lab vCenter as target 'healthy' and a black hole in front of it as 'dead', in one pool with a fast breaker. */
+async function healthyAndDead(): Promise<{ lab: LabVcenterHandle; hole: Awaited<ReturnType<typeof blackHole>>; pool: TargetPool }> {
+  const lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
+  const hole = await blackHole(lab.port);
+  const target = (name: string, port: number): TargetConfig => ({
+    name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
+  });
+  const pool = new TargetPool([target('healthy', Number(new URL(lab.url).port)), target('dead', hole.port)], {
+    secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
+  });
+  return { lab, hole, pool };
+}
+
 // The suites against real sockets wait out timeouts and deadlines, each on its own lab and ports:
 // they run at once. The fake-timer suite below runs after them, alone.
 describe.concurrent('against real sockets', () => {
@@ -58,15 +71,7 @@ describe.concurrent('against real sockets', () => {
     let pool: TargetPool;
 
     beforeAll(async () => {
-      lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
-      hole = await blackHole(lab.port);
-      const healthy = new URL(lab.url);
-      const target = (name: string, port: number): TargetConfig => ({
-        name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
-      });
-      pool = new TargetPool([target('healthy', Number(healthy.port)), target('dead', hole.port)], {
-        secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
-      });
+      ({ lab, hole, pool } = await healthyAndDead());
     });
     afterAll(async () => {
       await pool?.closeAll();
@@ -121,14 +126,7 @@ describe.concurrent('against real sockets', () => {
     let pool: TargetPool;
 
     beforeAll(async () => {
-      lab = await startLabVcenter({ vcenter: { ...LAB_VCENTERS[0]!, fillerVms: 0 }, credentials: { ...LAB_CREDENTIALS }, taskMs: 20 });
-      hole = await blackHole(lab.port);
-      const target = (name: string, port: number): TargetConfig => ({
-        name, host: '127.0.0.1', port, protocol: 'https', insecure: false, caFile: LAB_CA, credentialPrefix: 'LAB', tags: [], standaloneHost: false,
-      });
-      pool = new TargetPool([target('healthy', Number(new URL(lab.url).port)), target('dead', hole.port)], {
-        secrets, keepaliveMs: 0, breaker: { probeTimeoutMs: 1_000, initialBackoffMs: 200, maxBackoffMs: 1_000 },
-      });
+      ({ lab, hole, pool } = await healthyAndDead());
     });
     afterAll(async () => {
       await pool?.closeAll();

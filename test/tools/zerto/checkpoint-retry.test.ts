@@ -1,22 +1,17 @@
 // A retry after checkpoint_timeout, through a real MCP client against the lab: the first insert was
 // accepted but not confirmed in time (its checkpoint listed late, or its task still running). The
 // retry with the same change id must wait for that insert under the SAME tag, not insert again.
-import { afterAll, describe, it } from 'vitest';
-import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
+import { describe, it } from 'vitest';
+import { labPerTest, startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { allTagged, callsSince, errorOf, expectTag, journalTagged, mark, ok, POST_CHECKPOINT, waitFor } from './support.js';
 import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
 
 // Each test has its own lab (its ZVM faults and journal), so the tests run at once: each waits out
 // the guard's bound at least once.
-const opened: LabHarness[] = [];
-async function lab(): Promise<LabHarness> {
+const lab = labPerTest(async () => {
   const h = await startLabHarness({ zvmTaskMs: 50, taskMs: 20, checkpointTimeoutMs: 1500 });
-  opened.push(h);
   await h.client.listTools();
   return h;
-}
-afterAll(async () => {
-  await Promise.all(opened.map((h) => h.close()));
 });
 
 const VPGS = ['vpg-app', 'vpg-app-critical'];

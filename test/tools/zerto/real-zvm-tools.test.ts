@@ -3,10 +3,10 @@
 // another host, an unknown mount status, and one VM reached through two targets of one vCenter.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { LAB_VCENTERS } from '../../../src/lab/topology.js';
 import { zvmFaults } from '../../../src/lab/zvm/testing/faults.js';
-import { startLabHarness, type LabHarness } from '../../support/lab-harness.js';
+import { labPerTest, startLabHarness, type LabHarness } from '../../support/lab-harness.js';
 import { APP01, callsSince, errorOf, mark, ok, ORIGINAL_CONF } from './support.js';
 
 const ALIAS = 'lab-vc1-alias';
@@ -19,8 +19,7 @@ targets:
 `;
 
 // Each test has its own lab (its ZVM's faults and guests), so the tests run at once.
-const opened: LabHarness[] = [];
-async function lab(): Promise<LabHarness> {
+const lab = labPerTest(async () => {
   const h = await startLabHarness({
     policyYaml: POLICY, zvmTaskMs: 50, taskMs: 20, checkpointTimeoutMs: 4_000, env: { ENABLE_DESTRUCTIVE: 'true' },
     // A second targets.yaml entry reaching the same simulated vCenter, claimed by the same Zerto site.
@@ -30,12 +29,8 @@ async function lab(): Promise<LabHarness> {
       lab.config.app.sites.find((s) => s.name === 'lab-zvm')!.vcenterTargets.splice(1, 0, ALIAS);
     },
   });
-  opened.push(h);
   await h.client.listTools();
   return h;
-}
-afterAll(async () => {
-  await Promise.all(opened.map((h) => h.close()));
 });
 const zvm = (h: LabHarness) => h.lab.zvms.get('lab-zvm')!;
 
